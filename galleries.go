@@ -1,0 +1,55 @@
+package ugc
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// GalleryPostsParams are the query parameters of [Client.GalleryPosts].
+type GalleryPostsParams struct {
+	// Limit is the page size, 1 to 25; 0 sends [MaxLimit].
+	Limit int `url:"limit"`
+	// Skip is how many posts to skip from the start; 0 or more.
+	Skip int `url:"skip,omitempty"`
+	// Market localizes the content: a market ID or shortId.
+	Market string `url:"market,omitempty"`
+}
+
+// GalleryPosts returns one page of the posts of the gallery whose shortId
+// is galleryID (GET /v1/galleries/{id}/posts). params may be nil. The ID is
+// escaped as one path segment, so a "/" in it cannot change the path.
+//
+// Errors are those of [Client.Posts]; an empty ID, ".", ".." or one with
+// control characters or spaces wraps [ErrInvalidParams].
+func (c *Client) GalleryPosts(ctx context.Context, galleryID string, params *GalleryPostsParams) (*Page, error) {
+	if err := checkGalleryID(galleryID); err != nil {
+		return nil, err
+	}
+	p := GalleryPostsParams{}
+	if params != nil {
+		p = *params
+	}
+	if err := checkPaging(p.Limit, p.Skip); err != nil {
+		return nil, err
+	}
+	p.Limit = limitOrMax(p.Limit)
+	u, err := c.endpoint(&p, "galleries", galleryID, "posts")
+	if err != nil {
+		return nil, err
+	}
+	return c.getPage(ctx, u, false)
+}
+
+func checkGalleryID(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("%w: empty gallery ID", ErrInvalidParams)
+	case id == "." || id == "..":
+		return fmt.Errorf("%w: gallery ID %q is not a shortId", ErrInvalidParams, id)
+	case strings.IndexFunc(id, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) >= 0:
+		return fmt.Errorf("%w: gallery ID %q contains spaces or control characters", ErrInvalidParams, id)
+	}
+	return nil
+}

@@ -1,0 +1,31 @@
+package ugc
+
+import "context"
+
+// InboxParams are the query parameters of [Client.Inbox]. The inbox takes no
+// market, filter or include.
+type InboxParams struct {
+	// Limit is the page size, 1 to 25; 0 sends [MaxLimit].
+	Limit int `url:"limit"`
+	// Skip is how many posts to skip from the start; 0 or more.
+	Skip int `url:"skip,omitempty"`
+}
+
+// Inbox returns one page of the posts pending moderation (GET /v1/inbox).
+// params may be nil. Each post's UploadedBy carries the submitting member's
+// Email. Errors are those of [Client.Posts].
+func (c *Client) Inbox(ctx context.Context, params *InboxParams) (*Page, error) {
+	p := InboxParams{}
+	if params != nil {
+		p = *params
+	}
+	if err := checkPaging(p.Limit, p.Skip); err != nil {
+		return nil, err
+	}
+	p.Limit = limitOrMax(p.Limit)
+	u, err := c.endpoint(&p, "inbox")
+	if err != nil {
+		return nil, err
+	}
+	return c.getPage(ctx, u, false)
+}

@@ -1,0 +1,68 @@
+package ugc
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// Include names a relationship that a posts request adds to each post.
+type Include string
+
+// IncludeLabels adds each post's labels (id and name) as [Post.Labels].
+const IncludeLabels Include = "labels"
+
+// PostsParams are the query parameters of [Client.Posts]. The zero value
+// asks for the first page of 25 posts, unfiltered, in the default language.
+type PostsParams struct {
+	// Limit is the page size, 1 to 25; 0 sends [MaxLimit].
+	Limit int `url:"limit"`
+	// Skip is how many posts to skip from the start; 0 or more.
+	Skip int `url:"skip,omitempty"`
+	// Market localizes the content: a market ID or shortId.
+	Market string `url:"market,omitempty"`
+	// Filter keeps the posts matching every element; nil for all posts.
+	Filter Filter `url:"filter,omitempty"`
+	// Include adds relationships; only [IncludeLabels] is supported.
+	Include []Include `url:"include,comma,omitempty"`
+}
+
+// includesLabels reports whether the params ask for include=labels.
+func (p *PostsParams) includesLabels() bool {
+	return p != nil && slices.Contains(p.Include, IncludeLabels)
+}
+
+func (p *PostsParams) validate() error {
+	if err := checkPaging(p.Limit, p.Skip); err != nil {
+		return err
+	}
+	for _, inc := range p.Include {
+		if inc != IncludeLabels {
+			return fmt.Errorf("%w: include %q is not supported (only %q is)", ErrInvalidParams, inc, IncludeLabels)
+		}
+	}
+	return p.Filter.Validate()
+}
+
+// Posts returns one page of approved posts (GET /v1/posts). params may be
+// nil. With Include [IncludeLabels] every post carries Labels.
+//
+// It returns an error wrapping [ErrInvalidParams] (a [*FilterError] for the
+// filter) before any request for bad params; an [*APIError] for a non-2xx
+// answer; a [*DecodeError] for a body that is not a valid page; ctx.Err()
+// when the context ends.
+func (c *Client) Posts(ctx context.Context, params *PostsParams) (*Page, error) {
+	p := PostsParams{}
+	if params != nil {
+		p = *params
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	p.Limit = limitOrMax(p.Limit)
+	u, err := c.endpoint(&p, "posts")
+	if err != nil {
+		return nil, err
+	}
+	return c.getPage(ctx, u, p.includesLabels())
+}

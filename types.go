@@ -1,0 +1,217 @@
+package ugc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// MediaType is the media type of a post. The contract names IMAGE and VIDEO as
+// typical values and does not list the rest, so any other value the server
+// sends is kept as it is.
+type MediaType string
+
+// The media types the contract names.
+const (
+	MediaTypeImage MediaType = "IMAGE"
+	MediaTypeVideo MediaType = "VIDEO"
+)
+
+// Post is one user-generated-content post (contract §2.2).
+//
+// Required fields are plain values. Optional booleans are pointers, so nil
+// means "the server did not say" and a non-nil false means "false".
+// SocialDate is the zero time when absent. Optional strings are empty when
+// absent. Labels is nil unless the request asked for include=labels; then it
+// is non-nil, possibly empty.
+type Post struct {
+	ID               string          `json:"id"`
+	CreatedAt        time.Time       `json:"createdAt"`
+	Media            Media           `json:"media"`
+	TaggedProducts   []TaggedProduct `json:"taggedProducts"`
+	Origin           *PostOrigin     `json:"origin,omitempty"`
+	Alt              string          `json:"alt,omitempty"`
+	VideoCaptions    string          `json:"videoCaptions,omitempty"`
+	VideoDescription string          `json:"videoDescription,omitempty"`
+	SocialURL        string          `json:"socialUrl,omitempty"`
+	Type             MediaType       `json:"type,omitempty"`
+	FromSocial       *bool           `json:"fromSocial,omitempty"`
+	AddedByCompany   *bool           `json:"addedByCompany,omitempty"`
+	SocialDate       time.Time       `json:"socialDate,omitzero"`
+	Comment          string          `json:"comment,omitempty"`
+	HideCaption      *bool           `json:"hideCaption,omitempty"`
+	UploadedBy       *UploadedBy     `json:"uploadedBy,omitempty"`
+	Labels           []Label         `json:"labels,omitzero"`
+}
+
+// PostOrigin names the platform or source a post came from (contract §2.3).
+// The contract does not list the values, so Type is kept as sent.
+type PostOrigin struct {
+	Type string `json:"type"`
+}
+
+// Media is an image or video file (contract §2.4).
+type Media struct {
+	Location string `json:"location"`
+	Hash     string `json:"hash,omitempty"`
+	Filename string `json:"filename,omitempty"`
+}
+
+// TaggedProduct is a product tagged at a position on a post's media
+// (contract §2.5). X and Y run from 0 to 1.
+type TaggedProduct struct {
+	X       float64 `json:"x"`
+	Y       float64 `json:"y"`
+	Product Product `json:"product"`
+}
+
+// Product is the product inside a tag (contract §2.6).
+type Product struct {
+	ID             string `json:"id"`
+	Title          string `json:"title"`
+	Handle         string `json:"handle"`
+	Price          *Price `json:"price,omitempty"`
+	Category       string `json:"category,omitempty"`
+	Media          *Media `json:"media,omitempty"`
+	URL            string `json:"url,omitempty"`
+	DevelopmentURL string `json:"developmentUrl,omitempty"`
+	SKU            string `json:"sku,omitempty"`
+	MPN            string `json:"mpn,omitempty"`
+	GTIN           string `json:"gtin,omitempty"`
+}
+
+// Price is a product's price. Regular and Sale are nil when absent, so a
+// price of 0 is told apart from no price.
+type Price struct {
+	Regular  *float64 `json:"price,omitempty"`
+	Currency string   `json:"currency,omitempty"` // ISO 4217 code
+	Sale     *float64 `json:"salePrice,omitempty"`
+}
+
+// Label is a label attached to a post, returned only with include=labels
+// (contract §2.7). Name is nil when the label is unnamed; it is never
+// translated by a market.
+type Label struct {
+	ID   string  `json:"id"`
+	Name *string `json:"name"`
+}
+
+// UploadedBy describes who uploaded a post (contract §2.8). Email is set only
+// for inbox posts.
+type UploadedBy struct {
+	Username string        `json:"username"`
+	Email    string        `json:"email,omitempty"`
+	Image    *ProfileImage `json:"image,omitempty"`
+}
+
+// ProfileImage is an uploader's profile image.
+type ProfileImage struct {
+	Hash     string `json:"hash"`
+	Filename string `json:"filename"`
+	Location string `json:"location"`
+}
+
+// Page is one page of a list (contract §2.1): Count is the total number of
+// items, Next the URL of the following page ("" when the server says null)
+// and Nodes the posts of this page.
+//
+// Next can be saved and fetched later with [Client.Page] to resume a walk.
+type Page struct {
+	Count int
+	Next  string
+	Nodes []Post
+}
+
+// errMissing reports a required field that a response left out.
+var errMissing = errors.New("required field is missing")
+
+type pageJSON struct {
+	Count *int            `json:"count"`
+	Next  json.RawMessage `json:"next"`
+	Nodes []Post          `json:"nodes"`
+}
+
+// MarshalJSON writes the contract's envelope, with "next": null for an
+// empty Next.
+func (p Page) MarshalJSON() ([]byte, error) {
+	next := json.RawMessage("null")
+	if p.Next != "" {
+		b, err := json.Marshal(p.Next)
+		if err != nil {
+			return nil, err
+		}
+		next = b
+	}
+	nodes := p.Nodes
+	if nodes == nil {
+		nodes = []Post{}
+	}
+	return json.Marshal(pageJSON{Count: &p.Count, Next: next, Nodes: nodes})
+}
+
+// UnmarshalJSON reads the contract's envelope and checks that it and every
+// post carry their required fields; a missing one is an error that names it.
+func (p *Page) UnmarshalJSON(data []byte) error {
+	var raw pageJSON
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	if raw.Count == nil {
+		return fmt.Errorf("count: %w", errMissing)
+	}
+	if raw.Next == nil {
+		return fmt.Errorf("next: %w", errMissing)
+	}
+	if raw.Nodes == nil {
+		return fmt.Errorf("nodes: %w", errMissing)
+	}
+	var next string
+	if string(raw.Next) != "null" {
+		if err := json.Unmarshal(raw.Next, &next); err != nil {
+			return fmt.Errorf("next: %w", err)
+		}
+	}
+	for i := range raw.Nodes {
+		if err := raw.Nodes[i].checkRequired(); err != nil {
+			return fmt.Errorf("nodes[%d].%w", i, err)
+		}
+	}
+	*p = Page{Count: *raw.Count, Next: next, Nodes: raw.Nodes}
+	return nil
+}
+
+// checkRequired reports the first required field of the post that the
+// response did not carry, as a path relative to the post.
+func (p *Post) checkRequired() error {
+	switch {
+	case p.ID == "":
+		return fmt.Errorf("id: %w", errMissing)
+	case p.CreatedAt.IsZero():
+		return fmt.Errorf("createdAt: %w", errMissing)
+	case p.Media.Location == "":
+		return fmt.Errorf("media.location: %w", errMissing)
+	case p.TaggedProducts == nil:
+		return fmt.Errorf("taggedProducts: %w", errMissing)
+	case p.Origin != nil && p.Origin.Type == "":
+		return fmt.Errorf("origin.type: %w", errMissing)
+	case p.UploadedBy != nil && p.UploadedBy.Username == "":
+		return fmt.Errorf("uploadedBy.username: %w", errMissing)
+	}
+	for i, t := range p.TaggedProducts {
+		switch {
+		case t.Product.ID == "":
+			return fmt.Errorf("taggedProducts[%d].product.id: %w", i, errMissing)
+		case t.Product.Title == "":
+			return fmt.Errorf("taggedProducts[%d].product.title: %w", i, errMissing)
+		case t.Product.Handle == "":
+			return fmt.Errorf("taggedProducts[%d].product.handle: %w", i, errMissing)
+		}
+	}
+	for i, l := range p.Labels {
+		if l.ID == "" {
+			return fmt.Errorf("labels[%d].id: %w", i, errMissing)
+		}
+	}
+	return nil
+}
