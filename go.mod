@@ -7,4 +7,10 @@ require (
 	github.com/hashicorp/go-retryablehttp v0.7.8
 )
 
-require github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+require (
+	github.com/h2non/parth v0.0.0-20190131123155-b4df798d6542 // indirect
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+	gopkg.in/h2non/gock.v1 v1.1.2 // indirect
+)
