@@ -1,3 +1,110 @@
-// Package ugc is the Go client for the Content Posts Read API: approved
-// posts, a gallery's posts and the moderation inbox of one customer account.
+// Package ugc is the Go client for the Content Posts Read API: the approved
+// posts, a gallery's posts and the moderation inbox of one customer account,
+// read over HTTP JSON with an API key.
+//
+// # Client
+//
+// Create one [Client] per program and share it; it is safe for concurrent
+// use and holds no global state. The base URL is required (the API has no
+// fixed address) and may carry a path prefix, which every request keeps:
+//
+//	client, err := ugc.NewClient("https://ugc.example.com/api", os.Getenv("UGC_API_KEY"))
+//
+// [NewClient] checks everything up front: an empty key, a relative or
+// malformed URL, plain http:// to a host that is not loopback (unless
+// [WithInsecureHTTP]) or a bad option is an error there, never later.
+//
+// # Calls
+//
+// Each call returns one [Page]: Count (the total), Next (the URL of the
+// following page, "" on the last) and Nodes (the posts).
+//
+//   - [Client.Posts]: approved posts (GET /v1/posts), with [PostsParams]:
+//     Limit (1 to 25; 0 sends 25), Skip, Market, Filter and Include.
+//   - [Client.GalleryPosts]: the posts of a gallery by its shortId
+//     (GET /v1/galleries/{id}/posts), with [GalleryPostsParams].
+//   - [Client.Inbox]: posts pending moderation (GET /v1/inbox), with
+//     [InboxParams]; each carries the member's email in UploadedBy.Email.
+//   - [Client.NextPage]: the page at a saved Next URL.
+//
+// Params may be nil. Bad params are an error before any request.
+//
+// # Filters, labels and markets
+//
+// A [Filter] is a list of label conditions that a post must all meet:
+//
+//	params := &ugc.PostsParams{
+//		Filter:  ugc.Filter{ugc.AnyLabel(summer, beach), ugc.AllLabels(featured)},
+//		Include: []ugc.Include{ugc.IncludeLabels},
+//		Market:  "de-de",
+//	}
+//
+// The filter is validated by the server's own rules and messages (see
+// [ParseFilter]), so a malformed label ID fails before the network with the
+// text the server would have sent. [IncludeLabels] fills [Post.Labels] with
+// every available label of the post, whatever the filter. Market (an ID or
+// shortId) localizes captions, alt text and product details; label names are
+// never translated.
+//
+// # Iteration
+//
+// [Client.AllPosts], [Client.AllGalleryPosts] and [Client.AllInbox] walk a
+// whole list as an iter.Seq2[Post, error]; [Client.PostsPages] and its
+// siblings walk it page by page. They follow next as the server gives it,
+// yield an error once and stop, and leave nothing running after a break.
+//
+//   - Prefetch (on by default, [WithPrefetch]): the next page is in flight
+//     while the caller handles the current one.
+//   - Parallel ([WithConcurrency]): up to n pages in flight, posts still in
+//     order, memory bounded by n pages.
+//   - Resume ([ResumeFrom]): start from a Next URL saved as a checkpoint.
+//   - Drift ([WithDrift]): a list that changes during the walk is detected
+//     (a changed count, a post that comes back); repeats are dropped by
+//     default, or the walk fails with a [*DriftError].
+//
+// A next URL on another origin, on another endpoint, or that does not
+// advance skip is refused ([ErrBadNext]): the key never leaves the base
+// URL's origin and a broken server cannot loop a job forever.
+//
+// # Errors
+//
+// A non-2xx answer is an [*APIError] with the status, the message the API
+// sent as a bare JSON string, and the raw body; errors.Is matches
+// [ErrBadRequest], [ErrUnauthorized], [ErrNotFound], [ErrRateLimited] and
+// [ErrServer]. A body that is not a valid page (cut short, HTML, a missing
+// required field, over the size cap) is a [*DecodeError]; no page is ever
+// returned in part. Bad input matches [ErrInvalidParams] (filters give a
+// [*FilterError]). A context that ends gives ctx.Err() as it is. No error,
+// log line or fmt verb ever shows the API key.
+//
+// # Retries
+//
+// Requests go through go-retryablehttp with a policy fit for a library:
+//
+//   - retried: connection errors, bodies cut short, 429, and 5xx but 501;
+//     never other 4xx;
+//   - up to [DefaultRetryMax] retries ([WithRetryMax]); the n-th waits a
+//     random time between half and all of min·2ⁿ, from [DefaultRetryWaitMin]
+//     capped at [DefaultRetryWaitMax] ([WithRetryWait]); a Retry-After
+//     header (seconds or HTTP date) on 429 or 503 is honoured, capped at the
+//     maximum; an ended context stops a wait at once;
+//   - each attempt is bounded by [DefaultAttemptTimeout] ([WithAttemptTimeout]);
+//   - after the last attempt the server's answer is returned as an
+//     [*APIError] ("Something went wrong" for a 500), not a generic
+//     "giving up" error;
+//   - nothing is written anywhere unless [WithLogger] is given.
+//
+// # Security
+//
+// The key is attached to a request only when its scheme, host and port are
+// the base URL's: redirects to another origin are refused, and so are next
+// URLs on another origin. Response bodies are capped
+// ([WithMaxResponseBytes]).
+//
+// # Testing code that uses this package
+//
+// Package [github.com/ugcposts/ugc-go/ugctest] is a fake of the whole API
+// that runs in the test process: real pagination, filters, labels, markets,
+// exact error texts, and injected faults. Prefer it to mocking HTTP. The
+// command ugcfake serves the same fake for clients in other languages.
 package ugc

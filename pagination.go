@@ -1,0 +1,477 @@
+package ugc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// ErrBadNext matches an error for a next URL the client refuses to follow:
+// one on another origin (the API key would go there), on another endpoint,
+// or one that does not advance skip (an endless loop).
+var ErrBadNext = errors.New("ugc: refused next URL")
+
+// ErrDrift matches a [*DriftError].
+var ErrDrift = errors.New("ugc: the list changed during iteration")
+
+// DriftError reports that the list changed while it was being walked, so
+// offset pagination may have repeated or skipped posts. It is returned only
+// under [DriftFail].
+type DriftError struct {
+	Endpoint    string
+	CountBefore int    // count of the earlier pages
+	CountAfter  int    // count of the page that showed the change
+	RepeatedID  string // set when a post came back on a later page
+}
+
+func (e *DriftError) Error() string {
+	if e.RepeatedID != "" {
+		return fmt.Sprintf("ugc: %s changed during iteration: post %s came back on a later page (count %d, then %d)", e.Endpoint, e.RepeatedID, e.CountBefore, e.CountAfter)
+	}
+	return fmt.Sprintf("ugc: %s changed during iteration: count went from %d to %d", e.Endpoint, e.CountBefore, e.CountAfter)
+}
+
+// Is reports whether target is [ErrDrift].
+func (e *DriftError) Is(target error) bool { return target == ErrDrift }
+
+// DriftPolicy says what an iterator does when the list changes under it.
+type DriftPolicy int
+
+const (
+	// DriftDropRepeats, the default, drops a post that comes back on a later
+	// page (an insertion before the cursor shifts posts forward) and carries
+	// on. No post is yielded twice; a deletion before the cursor can still
+	// make one be missed, which only DriftFail reveals.
+	DriftDropRepeats DriftPolicy = iota
+	// DriftFail ends the iteration with a [*DriftError] as soon as the count
+	// changes or a post comes back.
+	DriftFail
+)
+
+// IterOption configures an iterator such as [Client.AllPosts].
+type IterOption func(*iterConfig)
+
+type iterConfig struct {
+	prefetch    bool
+	concurrency int
+	drift       DriftPolicy
+	resume      string
+}
+
+// WithPrefetch turns prefetching on or off. With it on (the default), the
+// next page is already in flight while the caller handles the current one,
+// so a consumer that does work per page pays for the network only once. The
+// cost is at most one page fetched and discarded when the loop breaks.
+func WithPrefetch(on bool) IterOption { return func(c *iterConfig) { c.prefetch = on } }
+
+// WithConcurrency fetches pages in parallel, with at most n requests in
+// flight (n < 2 means sequential). Posts are still yielded in the sequential
+// order and memory is bounded by n pages.
+//
+// Parallel mode departs from the contract's advice to follow next: after the
+// first page it builds the following pages' URLs from the first next URL,
+// changing only skip (by the page size, up to the first page's count). If
+// the list grows meanwhile, the walk goes on by following next from the last
+// planned page; repeats and changes of count are handled by the drift policy
+// exactly as in sequential mode.
+func WithConcurrency(n int) IterOption { return func(c *iterConfig) { c.concurrency = n } }
+
+// WithDrift sets the drift policy; the default is [DriftDropRepeats].
+func WithDrift(p DriftPolicy) IterOption { return func(c *iterConfig) { c.drift = p } }
+
+// ResumeFrom starts the walk at a next URL saved from an earlier [Page]
+// (a checkpoint), instead of at the first page. The URL carries every
+// parameter of the original request, so the call's params are not used; it
+// must be for the same endpoint, on the client's origin.
+func ResumeFrom(next string) IterOption { return func(c *iterConfig) { c.resume = next } }
+
+// NextPage fetches the page at a next URL given by an earlier page, for a job
+// that pages by hand or resumes from a checkpoint. The URL must be on the
+// client's origin, under its base path, for one of the list endpoints; it
+// is refused otherwise (an error matching [ErrBadNext]). Other errors are
+// those of [Client.Posts].
+func (c *Client) NextPage(ctx context.Context, next string) (*Page, error) {
+	u, err := c.parseNext(next)
+	if err != nil {
+		return nil, err
+	}
+	return c.getPage(ctx, u, wantsLabels(u))
+}
+
+// PostsPages iterates over the pages of [Client.Posts], from params (which it
+// does not change) to the end. It yields an error at most once, then stops.
+func (c *Client) PostsPages(ctx context.Context, params *PostsParams, opts ...IterOption) iter.Seq2[*Page, error] {
+	first := func() (*url.URL, error) {
+		p := PostsParams{}
+		if params != nil {
+			p = *params
+		}
+		if err := p.validate(); err != nil {
+			return nil, err
+		}
+		p.Limit = limitOrMax(p.Limit)
+		return c.endpoint(&p, "posts")
+	}
+	return c.pages(ctx, first, opts)
+}
+
+// GalleryPostsPages iterates over the pages of [Client.GalleryPosts].
+func (c *Client) GalleryPostsPages(ctx context.Context, galleryID string, params *GalleryPostsParams, opts ...IterOption) iter.Seq2[*Page, error] {
+	first := func() (*url.URL, error) {
+		if err := checkGalleryID(galleryID); err != nil {
+			return nil, err
+		}
+		p := GalleryPostsParams{}
+		if params != nil {
+			p = *params
+		}
+		if err := checkPaging(p.Limit, p.Skip); err != nil {
+			return nil, err
+		}
+		p.Limit = limitOrMax(p.Limit)
+		return c.endpoint(&p, "galleries", galleryID, "posts")
+	}
+	return c.pages(ctx, first, opts)
+}
+
+// InboxPages iterates over the pages of [Client.Inbox].
+func (c *Client) InboxPages(ctx context.Context, params *InboxParams, opts ...IterOption) iter.Seq2[*Page, error] {
+	first := func() (*url.URL, error) {
+		p := InboxParams{}
+		if params != nil {
+			p = *params
+		}
+		if err := checkPaging(p.Limit, p.Skip); err != nil {
+			return nil, err
+		}
+		p.Limit = limitOrMax(p.Limit)
+		return c.endpoint(&p, "inbox")
+	}
+	return c.pages(ctx, first, opts)
+}
+
+// AllPosts iterates over every approved post matching params, following
+// next from page to page:
+//
+//	for post, err := range client.AllPosts(ctx, params) {
+//		if err != nil {
+//			return err
+//		}
+//		...
+//	}
+//
+// It stops after a page whose next is null, an empty page or a page shorter
+// than its limit. It yields an error once and stops: bad params, an API or
+// decoding error (after retries), a refused next URL ([ErrBadNext]), drift
+// under [DriftFail], or ctx.Err(). Breaking out of the loop ends all work at
+// once, with no goroutine or connection left behind. params is not changed.
+func (c *Client) AllPosts(ctx context.Context, params *PostsParams, opts ...IterOption) iter.Seq2[Post, error] {
+	return flatten(c.PostsPages(ctx, params, opts...))
+}
+
+// AllGalleryPosts iterates over every post of a gallery, as [Client.AllPosts].
+func (c *Client) AllGalleryPosts(ctx context.Context, galleryID string, params *GalleryPostsParams, opts ...IterOption) iter.Seq2[Post, error] {
+	return flatten(c.GalleryPostsPages(ctx, galleryID, params, opts...))
+}
+
+// AllInbox iterates over every post pending moderation, as [Client.AllPosts].
+func (c *Client) AllInbox(ctx context.Context, params *InboxParams, opts ...IterOption) iter.Seq2[Post, error] {
+	return flatten(c.InboxPages(ctx, params, opts...))
+}
+
+func flatten(pages iter.Seq2[*Page, error]) iter.Seq2[Post, error] {
+	return func(yield func(Post, error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				yield(Post{}, err)
+				return
+			}
+			for i := range page.Nodes {
+				if !yield(page.Nodes[i], nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// pages returns the page iterator shared by every list: first builds the
+// URL of the first page (or reports bad params).
+func (c *Client) pages(ctx context.Context, first func() (*url.URL, error), opts []IterOption) iter.Seq2[*Page, error] {
+	cfg := iterConfig{prefetch: true}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return func(yield func(*Page, error) bool) {
+		if ctx == nil {
+			yield(nil, fmt.Errorf("%w: nil context", ErrInvalidParams))
+			return
+		}
+		u, err := first()
+		if err == nil && cfg.resume != "" {
+			var resumed *url.URL
+			if resumed, err = c.parseNext(cfg.resume); err == nil && resumed.EscapedPath() != u.EscapedPath() {
+				err = fmt.Errorf("%w: ResumeFrom URL is for %s, not %s", ErrBadNext, resumed.Path, u.Path)
+			}
+			u = resumed
+		}
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		w := walk{c: c, cfg: cfg, labels: wantsLabels(u), drift: newDriftGuard(cfg.drift, u.Path)}
+		w.run(ctx, u, yield)
+	}
+}
+
+// walk is one iteration over a list.
+type walk struct {
+	c      *Client
+	cfg    iterConfig
+	labels bool
+	drift  *driftGuard
+}
+
+// fetch is a page request in flight (or already answered).
+type fetch struct {
+	u    *url.URL
+	done chan fetchResult
+}
+
+type fetchResult struct {
+	page *Page
+	err  error
+}
+
+// run walks the list from first. Requests run on goroutines only when
+// prefetching or in parallel; every one of them has ended when run returns.
+func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, error) bool) {
+	ctx, cancel := context.WithCancel(parent)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	start := func(u *url.URL, async bool) fetch {
+		f := fetch{u: u, done: make(chan fetchResult, 1)}
+		if !async {
+			p, err := w.c.getPage(ctx, u, w.labels)
+			f.done <- fetchResult{p, err}
+			return f
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := w.c.getPage(ctx, u, w.labels)
+			f.done <- fetchResult{p, err}
+		}()
+		return f
+	}
+
+	// plan is set while parallel mode hands out planned pages: from the
+	// first page until the last planned one.
+	var plan *parallelPlan
+	queue := []fetch{start(first, false)}
+	for isFirst := true; len(queue) > 0; isFirst = false {
+		f := queue[0]
+		queue = queue[1:]
+		r := <-f.done
+		if r.err != nil {
+			yield(nil, r.err)
+			return
+		}
+		page := r.page
+		next, more, err := w.c.follow(f.u, page)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if isFirst && more && w.cfg.concurrency > 1 {
+			plan = newParallelPlan(next, page.Count)
+		}
+		if plan != nil {
+			if !more {
+				queue, plan = nil, nil // a short or last page ends the list early
+			}
+			for plan != nil && len(queue) < w.cfg.concurrency {
+				u, ok := plan.nextURL()
+				if !ok {
+					break
+				}
+				queue = append(queue, start(u, true))
+			}
+			if len(queue) == 0 {
+				plan = nil // the last planned page: if the list grew, go on by next
+			}
+		}
+		following := plan == nil && more
+		if following && w.cfg.prefetch {
+			queue = append(queue, start(next, true))
+		}
+		if err := w.drift.check(page); err != nil {
+			yield(nil, err)
+			return
+		}
+		if err := parent.Err(); err != nil {
+			yield(nil, err)
+			return
+		}
+		if !yield(page, nil) {
+			return
+		}
+		if following && !w.cfg.prefetch {
+			queue = append(queue, start(next, false))
+		}
+	}
+}
+
+// follow checks the next URL a page gives after the request u and reports
+// whether the walk goes on. It ends on a null next, an empty page or a page
+// shorter than its limit, and refuses a next URL on another origin or
+// endpoint or one that does not advance skip.
+func (c *Client) follow(u *url.URL, page *Page) (next *url.URL, more bool, err error) {
+	if page.Next == "" || len(page.Nodes) == 0 {
+		return nil, false, nil
+	}
+	q := u.Query()
+	if limit, err := strconv.Atoi(q.Get("limit")); err == nil && len(page.Nodes) < limit {
+		return nil, false, nil
+	}
+	next, err = c.parseNext(page.Next)
+	if err != nil {
+		return nil, false, err
+	}
+	if next.EscapedPath() != u.EscapedPath() {
+		return nil, false, fmt.Errorf("%w: next URL is for %s, not %s", ErrBadNext, next.Path, u.Path)
+	}
+	if skipOf(next) <= skipOf(u) {
+		return nil, false, fmt.Errorf("%w: next URL does not advance skip (%d after %d)", ErrBadNext, skipOf(next), skipOf(u))
+	}
+	return next, true, nil
+}
+
+// parseNext checks that a next URL is absolute, on the client's origin and
+// under its base path, for a list endpoint.
+func (c *Client) parseNext(next string) (*url.URL, error) {
+	u, err := url.Parse(next)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadNext, err)
+	}
+	if !u.IsAbs() || u.Host == "" {
+		return nil, fmt.Errorf("%w: next URL %q is not absolute", ErrBadNext, u.Redacted())
+	}
+	if !sameOrigin(u, c.base) {
+		return nil, fmt.Errorf("%w: next URL is on %s://%s, not the client's origin %s://%s; the API key is only sent there", ErrBadNext, u.Scheme, u.Host, c.base.Scheme, c.base.Host)
+	}
+	rest, ok := strings.CutPrefix(u.EscapedPath(), c.base.EscapedPath()+"/v1/")
+	segs := strings.Split(rest, "/")
+	switch {
+	case ok && (rest == "posts" || rest == "inbox"):
+	case ok && len(segs) == 3 && segs[0] == "galleries" && segs[1] != "" && segs[2] == "posts":
+	default:
+		return nil, fmt.Errorf("%w: next URL path %q is not a list endpoint under %q", ErrBadNext, u.Path, c.base.Path)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u, nil
+}
+
+func skipOf(u *url.URL) int {
+	n, _ := strconv.Atoi(u.Query().Get("skip"))
+	return n
+}
+
+func wantsLabels(u *url.URL) bool {
+	return slices.Contains(strings.Split(u.Query().Get("include"), ","), string(IncludeLabels))
+}
+
+// parallelPlan hands out the URLs of the pages after the first one, built
+// from the first next URL by changing skip only.
+type parallelPlan struct {
+	template *url.URL
+	query    url.Values
+	skip     int // of the next URL to hand out
+	step     int
+	end      int // the first page's count
+}
+
+func newParallelPlan(next *url.URL, count int) *parallelPlan {
+	q := next.Query()
+	step, err := strconv.Atoi(q.Get("limit"))
+	if err != nil || step < 1 {
+		step = MaxLimit
+	}
+	return &parallelPlan{template: next, query: q, skip: skipOf(next), step: step, end: count}
+}
+
+func (p *parallelPlan) nextURL() (*url.URL, bool) {
+	if p.skip >= p.end {
+		return nil, false
+	}
+	u := *p.template
+	p.query.Set("skip", strconv.Itoa(p.skip))
+	u.RawQuery = p.query.Encode()
+	p.skip += p.step
+	return &u, true
+}
+
+// driftGuard watches a walk for changes of the list: a count that changes
+// and a post that comes back. It remembers the last recentIDs IDs only, so
+// its memory does not grow with the list.
+type driftGuard struct {
+	policy   DriftPolicy
+	endpoint string
+	count    int // -1 before the first page
+	seen     map[string]struct{}
+	ring     []string
+	pos      int
+}
+
+// recentIDs is how many IDs back a repeat is detected: ten full pages.
+const recentIDs = 10 * MaxLimit
+
+func newDriftGuard(p DriftPolicy, endpoint string) *driftGuard {
+	return &driftGuard{policy: p, endpoint: endpoint, count: -1, seen: make(map[string]struct{}, recentIDs), ring: make([]string, 0, recentIDs)}
+}
+
+// check applies the policy to the next page in order: it drops repeated
+// posts from the page or returns a *DriftError.
+func (d *driftGuard) check(page *Page) error {
+	before := d.count
+	if before >= 0 && page.Count != before && d.policy == DriftFail {
+		return &DriftError{Endpoint: d.endpoint, CountBefore: before, CountAfter: page.Count}
+	}
+	d.count = page.Count
+	kept := page.Nodes[:0]
+	for _, p := range page.Nodes {
+		if _, dup := d.seen[p.ID]; dup {
+			if d.policy == DriftFail {
+				return &DriftError{Endpoint: d.endpoint, CountBefore: before, CountAfter: page.Count, RepeatedID: p.ID}
+			}
+			continue
+		}
+		d.remember(p.ID)
+		kept = append(kept, p)
+	}
+	clear(page.Nodes[len(kept):])
+	page.Nodes = kept
+	return nil
+}
+
+func (d *driftGuard) remember(id string) {
+	if len(d.ring) < recentIDs {
+		d.ring = append(d.ring, id)
+	} else {
+		delete(d.seen, d.ring[d.pos])
+		d.ring[d.pos] = id
+		d.pos = (d.pos + 1) % recentIDs
+	}
+	d.seen[id] = struct{}{}
+}
