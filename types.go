@@ -45,6 +45,17 @@ type Post struct {
 	Labels           []Label         `json:"labels,omitzero"`
 }
 
+// MarshalJSON writes the contract's post. A nil TaggedProducts is written as
+// [], not null: the field is required and may only be empty.
+func (p Post) MarshalJSON() ([]byte, error) {
+	type post Post // no methods: plain encoding
+	q := post(p)
+	if q.TaggedProducts == nil {
+		q.TaggedProducts = []TaggedProduct{}
+	}
+	return json.Marshal(q)
+}
+
 // PostOrigin names the platform or source a post came from (contract §2.3).
 // The contract does not list the values, so Type is kept as sent.
 type PostOrigin struct {
