@@ -1,0 +1,213 @@
+package ugc_test
+
+// Benchmarks of batch iteration against the fake server (issue: batch
+// iteration). Results and the commands that produced them are recorded in
+// BENCHMARKS.md. Run them with:
+//
+//	go test -run '^$' -bench 'Iterate|DecodePage|HeapWhileIterating' -benchtime 1x -count 5 .
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/ugctest"
+)
+
+const (
+	benchPosts    = 20_000 // 800 pages of 25
+	benchLatency  = 10 * time.Millisecond
+	benchPageWork = 10 * time.Millisecond
+)
+
+// naivePage is what a user decodes into by hand: the same post type, the
+// envelope with a nullable next.
+type naivePage struct {
+	Count int        `json:"count"`
+	Next  *string    `json:"next"`
+	Nodes []ugc.Post `json:"nodes"`
+}
+
+// naiveWalk is the baseline: the loop a user writes with net/http and
+// encoding/json, following next until it is null, calling work after each
+// page. It returns how many posts it saw.
+func naiveWalk(ctx context.Context, hc *http.Client, baseURL, key string, work func()) (int, error) {
+	url := baseURL + "/v1/posts?limit=25"
+	n := 0
+	for url != "" {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return n, err
+		}
+		req.Header.Set("x-api-key", key)
+		resp, err := hc.Do(req)
+		if err != nil {
+			return n, err
+		}
+		var page naivePage
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if err != nil {
+			return n, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return n, fmt.Errorf("status %d", resp.StatusCode)
+		}
+		n += len(page.Nodes)
+		if work != nil {
+			work()
+		}
+		url = ""
+		if page.Next != nil {
+			url = *page.Next
+		}
+	}
+	return n, nil
+}
+
+// sdkWalk walks every post with AllPosts, calling work after each page's
+// last post.
+func sdkWalk(ctx context.Context, c *ugc.Client, work func(), opts ...ugc.IterOption) (int, error) {
+	n := 0
+	for _, err := range c.AllPosts(ctx, &ugc.PostsParams{Limit: 25}, opts...) {
+		if err != nil {
+			return n, err
+		}
+		n++
+		if work != nil && n%25 == 0 {
+			work()
+		}
+	}
+	return n, nil
+}
+
+func benchServer(b *testing.B, posts int, latency time.Duration) *ugctest.Server {
+	b.Helper()
+	return ugctest.NewServer(b, ugctest.WithDataset(ugctest.Generate(posts, 1)), ugctest.WithLatency(latency))
+}
+
+// BenchmarkIterate walks 20,000 posts (800 pages of 25) with 10 ms added to
+// every request, by hand and with the SDK in each mode, with and without a
+// consumer that spends 10 ms on each page.
+func BenchmarkIterate(b *testing.B) {
+	srv := benchServer(b, benchPosts, benchLatency)
+	work := func() { time.Sleep(benchPageWork) }
+	client := func(b *testing.B) *ugc.Client {
+		b.Helper()
+		return srv.Client()
+	}
+	cases := []struct {
+		name string
+		walk func(ctx context.Context, b *testing.B) (int, error)
+	}{
+		{"naive", func(ctx context.Context, b *testing.B) (int, error) {
+			return naiveWalk(ctx, http.DefaultClient, srv.URL, srv.APIKey, nil)
+		}},
+		{"sequential", func(ctx context.Context, b *testing.B) (int, error) {
+			return sdkWalk(ctx, client(b), nil, ugc.WithPrefetch(false))
+		}},
+		{"prefetch", func(ctx context.Context, b *testing.B) (int, error) {
+			return sdkWalk(ctx, client(b), nil)
+		}},
+		{"parallel-8", func(ctx context.Context, b *testing.B) (int, error) {
+			return sdkWalk(ctx, client(b), nil, ugc.WithConcurrency(8))
+		}},
+		{"work/naive", func(ctx context.Context, b *testing.B) (int, error) {
+			return naiveWalk(ctx, http.DefaultClient, srv.URL, srv.APIKey, work)
+		}},
+		{"work/sequential", func(ctx context.Context, b *testing.B) (int, error) {
+			return sdkWalk(ctx, client(b), work, ugc.WithPrefetch(false))
+		}},
+		{"work/prefetch", func(ctx context.Context, b *testing.B) (int, error) {
+			return sdkWalk(ctx, client(b), work)
+		}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				n, err := tc.walk(ctx, b)
+				require.NoError(b, err)
+				require.Equal(b, benchPosts, n)
+			}
+			b.ReportMetric(float64(b.Elapsed().Seconds())/float64(b.N), "s/walk")
+		})
+	}
+}
+
+// BenchmarkHeapWhileIterating walks 200,000 posts and reports the largest
+// growth of the live heap (measured after a GC every 10,000 posts) over the
+// heap before the walk, server's dataset excluded: nothing may accumulate.
+func BenchmarkHeapWhileIterating(b *testing.B) {
+	const posts = 200_000
+	srv := benchServer(b, posts, 0)
+	for _, mode := range []struct {
+		name string
+		opts []ugc.IterOption
+	}{
+		{"prefetch", nil},
+		{"parallel-8", []ugc.IterOption{ugc.WithConcurrency(8)}},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			c := srv.Client()
+			var peak uint64
+			for b.Loop() {
+				base := liveHeap()
+				n := 0
+				for _, err := range c.AllPosts(context.Background(), nil, mode.opts...) {
+					require.NoError(b, err)
+					n++
+					if n%10_000 == 0 {
+						if h := liveHeap(); h > base && h-base > peak {
+							peak = h - base
+						}
+					}
+				}
+				require.Equal(b, posts, n)
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "MiB-live-growth")
+		})
+	}
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkDecodePage decodes one 25-post page from bytes with the SDK's
+// checked decoder and with plain encoding/json into the naive envelope.
+func BenchmarkDecodePage(b *testing.B) {
+	body, err := os.ReadFile("testdata/bench/page25.json")
+	require.NoError(b, err)
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			var p ugc.Page
+			if err := json.Unmarshal(body, &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("naive", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			var p naivePage
+			if err := json.Unmarshal(body, &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

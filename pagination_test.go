@@ -1,0 +1,388 @@
+package ugc_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/ugctest"
+)
+
+// iterModes are the iteration modes every walk test runs in.
+var iterModes = []struct {
+	name string
+	opts []ugc.IterOption
+}{
+	{"sequential", []ugc.IterOption{ugc.WithPrefetch(false)}},
+	{"prefetch", nil},
+	{"parallel-3", []ugc.IterOption{ugc.WithConcurrency(3)}},
+	{"parallel-8", []ugc.IterOption{ugc.WithConcurrency(8)}},
+}
+
+// storedIDs returns the IDs of every approved post of a server, in order,
+// fetched by hand one page at a time.
+func storedIDs(t *testing.T, c *ugc.Client) []string {
+	t.Helper()
+	var ids []string
+	for skip := 0; ; skip += ugc.MaxLimit {
+		page, err := c.Posts(context.Background(), &ugc.PostsParams{Skip: skip})
+		require.NoError(t, err)
+		for _, p := range page.Nodes {
+			ids = append(ids, p.ID)
+		}
+		if page.Next == "" {
+			return ids
+		}
+	}
+}
+
+func collect(t *testing.T, seq func(func(ugc.Post, error) bool)) []string {
+	t.Helper()
+	var ids []string
+	for p, err := range seq {
+		require.NoError(t, err)
+		ids = append(ids, p.ID)
+	}
+	return ids
+}
+
+func TestAllPostsYieldsEveryPostOnceInOrder(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{0, 1, 24, 25, 26, 101} {
+		srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(size, 7)))
+		c := srv.Client()
+		want := storedIDs(t, c)
+		require.Len(t, want, size)
+		for _, mode := range iterModes {
+			for _, limit := range []int{1, 7, 25} {
+				t.Run(fmt.Sprintf("posts=%d/%s/limit=%d", size, mode.name, limit), func(t *testing.T) {
+					params := &ugc.PostsParams{Limit: limit}
+					got := collect(t, c.AllPosts(context.Background(), params, mode.opts...))
+					if size == 0 {
+						assert.Empty(t, got)
+					} else {
+						assert.Equal(t, want, got)
+					}
+					assert.Equal(t, &ugc.PostsParams{Limit: limit}, params, "params unchanged")
+				})
+			}
+		}
+	}
+}
+
+func TestAllGalleryPostsAndAllInboxWalkTheirLists(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t)
+	c := srv.Client()
+	ctx := context.Background()
+	ds := ugctest.DefaultDataset()
+	require.NotEmpty(t, ds.Galleries)
+	require.NotEmpty(t, ds.Inbox)
+
+	for _, mode := range iterModes {
+		t.Run(mode.name, func(t *testing.T) {
+			first, err := c.GalleryPosts(ctx, ds.Galleries[0].ShortID, nil)
+			require.NoError(t, err)
+			got := collect(t, c.AllGalleryPosts(ctx, ds.Galleries[0].ShortID, &ugc.GalleryPostsParams{Limit: 2}, mode.opts...))
+			assert.Len(t, got, first.Count)
+
+			inbox := collect(t, c.AllInbox(ctx, &ugc.InboxParams{Limit: 3}, mode.opts...))
+			want := make([]string, len(ds.Inbox))
+			for i, p := range ds.Inbox {
+				want[i] = p.ID
+			}
+			assert.Equal(t, want, inbox)
+		})
+	}
+}
+
+func TestIteratorYieldsBadParamsOnceWithoutARequest(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t)
+	c := srv.Client()
+	cases := map[string]func(func(ugc.Post, error) bool){
+		"limit":   c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 26}),
+		"filter":  c.AllPosts(context.Background(), &ugc.PostsParams{Filter: ugc.Filter{ugc.AnyLabel("nope")}}),
+		"gallery": c.AllGalleryPosts(context.Background(), "", nil),
+		"skip":    c.AllInbox(context.Background(), &ugc.InboxParams{Skip: -1}),
+	}
+	for name, seq := range cases {
+		t.Run(name, func(t *testing.T) {
+			n := 0
+			for _, err := range seq {
+				n++
+				assert.ErrorIs(t, err, ugc.ErrInvalidParams)
+			}
+			assert.Equal(t, 1, n, "one error, then stop")
+		})
+	}
+	assert.Empty(t, srv.Requests())
+}
+
+func TestBreakEndsAllWork(t *testing.T) {
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(500, 3)))
+	c := srv.Client()
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, mode := range iterModes {
+		t.Run(mode.name, func(t *testing.T) {
+			n := 0
+			for _, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 10}, mode.opts...) {
+				require.NoError(t, err)
+				n++
+				if n == 15 {
+					break
+				}
+			}
+			assert.Equal(t, 15, n)
+		})
+	}
+}
+
+func TestCancelBetweenPagesEndsTheWalkWithCtxErr(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(200, 3)))
+	c := srv.Client()
+	for _, mode := range iterModes {
+		t.Run(mode.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var errs []error
+			n := 0
+			for _, err := range c.AllPosts(ctx, &ugc.PostsParams{Limit: 10}, mode.opts...) {
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				n++
+				if n == 10 {
+					cancel()
+				}
+			}
+			require.Len(t, errs, 1)
+			assert.Same(t, context.Canceled, errs[0])
+			assert.Equal(t, 10, n, "no page after the cancel")
+		})
+	}
+}
+
+func TestPagesResumeFromACheckpoint(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(60, 5)))
+	c := srv.Client()
+	ctx := context.Background()
+	want := storedIDs(t, c)
+
+	var checkpoint string
+	var before []string
+	for page, err := range c.PostsPages(ctx, &ugc.PostsParams{Limit: 10}) {
+		require.NoError(t, err)
+		assert.Equal(t, 60, page.Count)
+		for _, p := range page.Nodes {
+			before = append(before, p.ID)
+		}
+		checkpoint = page.Next
+		if len(before) == 30 {
+			break // the job "crashes" after saving the third page's next
+		}
+	}
+	require.NotEmpty(t, checkpoint)
+	for _, mode := range iterModes {
+		t.Run(mode.name, func(t *testing.T) {
+			opts := append([]ugc.IterOption{ugc.ResumeFrom(checkpoint)}, mode.opts...)
+			after := collect(t, c.AllPosts(ctx, nil, opts...))
+			assert.Equal(t, want, append(append([]string{}, before...), after...))
+		})
+	}
+
+	page, err := c.NextPage(ctx, checkpoint)
+	require.NoError(t, err)
+	assert.Equal(t, want[30:40], idsOf(page.Nodes))
+
+	for _, seq := range []func(func(ugc.Post, error) bool){
+		c.AllInbox(ctx, nil, ugc.ResumeFrom(checkpoint)),
+		c.AllPosts(ctx, nil, ugc.ResumeFrom("https://elsewhere.example/v1/posts?skip=10")),
+	} {
+		for _, err := range seq {
+			assert.ErrorIs(t, err, ugc.ErrBadNext)
+		}
+	}
+}
+
+func idsOf(posts []ugc.Post) []string {
+	ids := make([]string, len(posts))
+	for i, p := range posts {
+		ids[i] = p.ID
+	}
+	return ids
+}
+
+// TestDriftIsDetected inserts posts before the cursor while a walk is under
+// way: the posts already seen shift forward and come back on the next page.
+func TestDriftIsDetected(t *testing.T) {
+	t.Parallel()
+	for _, mode := range iterModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(100, 9)))
+			c := srv.Client()
+			ctx := context.Background()
+			want := storedIDs(t, c)
+			extra := ugctest.Generate(103, 10).Materialize().Posts[100:]
+
+			var got []string
+			for p, err := range c.AllPosts(ctx, &ugc.PostsParams{Limit: 10}, mode.opts...) {
+				require.NoError(t, err)
+				got = append(got, p.ID)
+				if len(got) == 15 {
+					require.NoError(t, srv.InsertPosts(0, extra...))
+				}
+			}
+			assert.Equal(t, uniq(got), got, "no post yielded twice")
+			for _, id := range want {
+				assert.Contains(t, got, id, "no stored post lost to an insertion")
+			}
+
+			srv2 := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(100, 9)))
+			var driftErr *ugc.DriftError
+			n := 0
+			for _, err := range srv2.Client().AllPosts(ctx, &ugc.PostsParams{Limit: 10}, append(mode.opts, ugc.WithDrift(ugc.DriftFail))...) {
+				if err != nil {
+					require.ErrorAs(t, err, &driftErr)
+					assert.ErrorIs(t, err, ugc.ErrDrift)
+					break
+				}
+				n++
+				if n == 15 {
+					require.NoError(t, srv2.InsertPosts(0, extra...))
+				}
+			}
+			require.NotNil(t, driftErr, "DriftFail reports the change")
+			assert.Equal(t, 100, driftErr.CountBefore)
+			assert.Equal(t, 103, driftErr.CountAfter)
+		})
+	}
+}
+
+func uniq(ids []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// TestNextURLGuards serves pages whose next URL the client must refuse.
+func TestNextURLGuards(t *testing.T) {
+	t.Parallel()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the other origin was called, with key %q", r.Header.Get("x-api-key"))
+	}))
+	t.Cleanup(other.Close)
+	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+
+	cases := map[string]func(base string) string{
+		"other origin": func(string) string { return otherURL + "/v1/posts?limit=2&skip=2" },
+		"other port": func(base string) string {
+			return otherURL[:strings.LastIndex(otherURL, ":")] + base[strings.LastIndex(base, ":"):] + "/v1/posts?skip=2"
+		},
+		"other endpoint":  func(base string) string { return base + "/v1/inbox?limit=2&skip=2" },
+		"same skip":       func(base string) string { return base + "/v1/posts?limit=2&skip=0" },
+		"skip goes back":  func(base string) string { return base + "/v1/posts?limit=2" },
+		"relative":        func(string) string { return "/v1/posts?limit=2&skip=2" },
+		"not a list path": func(base string) string { return base + "/v1/posts/x?limit=2&skip=2" },
+	}
+	for name, next := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var calls atomic.Int32
+			var srv *httptest.Server
+			srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				page := ugc.Page{Count: 4, Next: next(srv.URL), Nodes: []ugc.Post{testPost("a"), testPost("b")}}
+				require.NoError(t, json.NewEncoder(w).Encode(page))
+			}))
+			t.Cleanup(srv.Close)
+			c, err := ugc.NewClient(srv.URL, "key-for-guards")
+			require.NoError(t, err)
+			var errs []error
+			n := 0
+			for _, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 2}) {
+				if err != nil {
+					errs = append(errs, err)
+				} else {
+					n++
+				}
+			}
+			require.Len(t, errs, 1)
+			assert.ErrorIs(t, errs[0], ugc.ErrBadNext)
+			assert.NotContains(t, errs[0].Error(), "key-for-guards")
+			assert.Equal(t, 0, n, "the page with the bad next is not yielded")
+			assert.Equal(t, int32(1), calls.Load())
+		})
+	}
+}
+
+func testPost(id string) ugc.Post {
+	return ugc.Post{ID: id, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Media: ugc.Media{Location: "https://cdn.example/" + id + ".jpg"}, TaggedProducts: []ugc.TaggedProduct{}}
+}
+
+// TestSequentialWalkUsesOneConnection walks 800 pages and counts the TCP
+// connections the client dials: bodies are drained and closed, so
+// keep-alive carries every request.
+func TestSequentialWalkUsesOneConnection(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(20_000, 1)))
+	for _, mode := range iterModes[:2] {
+		t.Run(mode.name, func(t *testing.T) {
+			var dials atomic.Int32
+			dialer := &net.Dialer{}
+			tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				dials.Add(1)
+				return dialer.DialContext(ctx, network, addr)
+			}}
+			t.Cleanup(tr.CloseIdleConnections)
+			c := srv.Client(ugc.WithHTTPClient(&http.Client{Transport: tr}))
+			pages := 0
+			for _, err := range c.PostsPages(context.Background(), nil, mode.opts...) {
+				require.NoError(t, err)
+				pages++
+			}
+			assert.Equal(t, 800, pages)
+			assert.Equal(t, int32(1), dials.Load(), "TCP connections opened")
+		})
+	}
+}
+
+func TestNextPageRefusesForeignURLs(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t)
+	c := srv.Client()
+	for _, next := range []string{
+		"https://evil.example/v1/posts?skip=25",
+		"http://localhost:1/v1/posts",
+		"::not a url",
+		srv.URL + "/v2/posts",
+		srv.URL + "/v1/galleries//posts",
+	} {
+		_, err := c.NextPage(context.Background(), next)
+		assert.ErrorIs(t, err, ugc.ErrBadNext, next)
+	}
+	assert.Empty(t, srv.Requests())
+}
