@@ -223,27 +223,32 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	return &Client{base: base, http: rc, userAgent: ua, maxBody: o.maxBody}, nil
 }
 
-// parseBaseURL checks and normalises the base URL.
+// parseBaseURL checks and normalises the base URL. Its errors never quote
+// raw: a caller who swaps NewClient's arguments passes the key as the URL.
 func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL
+		}
 		return nil, fmt.Errorf("malformed base URL: %w", err)
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("base URL %q must be absolute, with scheme https (or http)", raw)
+		return nil, errors.New("base URL must be absolute, with scheme https (or http)")
 	case u.Host == "" || u.Hostname() == "":
-		return nil, fmt.Errorf("base URL %q has no host", raw)
+		return nil, errors.New("base URL has no host")
 	case u.User != nil:
 		return nil, errors.New("base URL must not carry user info")
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
-		return nil, fmt.Errorf("base URL %q must not carry a query or fragment", u.Redacted())
+		return nil, errors.New("base URL must not carry a query or fragment")
 	case u.Scheme == "http" && !insecureHTTP && !isLoopback(u.Hostname()):
-		return nil, fmt.Errorf("base URL %q is plain http to a non-loopback host; use https, or WithInsecureHTTP to accept sending the key in clear text", raw)
+		return nil, fmt.Errorf("base URL http://%s is plain http to a non-loopback host; use https, or WithInsecureHTTP to accept sending the key in clear text", u.Host)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return nil, fmt.Errorf("base URL %q has an invalid port", raw)
+			return nil, fmt.Errorf("base URL has an invalid port %s", p)
 		}
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
