@@ -1,0 +1,99 @@
+// Package ugctest is a fake Content Posts Read API for tests: a real HTTP
+// server, in the test's process, that follows the contract exactly, pages for
+// real, and fails on demand.
+//
+// Use [NewServer] in a test; it listens on a loopback port and closes when
+// the test ends:
+//
+//	srv := ugctest.NewServer(t)                     // DefaultDataset, random key
+//	c := srv.Client()                               // a *ugc.Client that never sleeps between retries
+//	srv.FailNext(2, ugctest.InternalError())        // the next two requests answer 500
+//	page, err := c.Posts(ctx, &ugc.PostsParams{Limit: 5})
+//	assert.Len(t, srv.Requests(), 3)                 // two failures, one success
+//
+// [NewHandler] returns the same API as an [http.Handler] to mount anywhere;
+// the command cmd/ugcfake serves it for programs in other languages.
+//
+// # Data
+//
+// A [Dataset] holds approved posts in stored order, inbox posts, galleries,
+// labels and markets with their localized text. [DefaultDataset] is small
+// and realistic (its JSON form is testdata/default.json); [Generate] builds
+// up to a billion posts deterministically from a seed, on demand, so a
+// million posts cost a few MiB. [LoadDataset] and [Dataset.Save] read and
+// write datasets as JSON.
+//
+// # Faults and drift
+//
+// [Handler.FailNext] and [Handler.FailFraction] inject a 500, a 429 with a
+// Retry-After, a dropped connection, a truncated body or a stall;
+// [WithLatency] and [Handler.SetLatency] delay every answer;
+// [Handler.InsertPosts] and [Handler.RemovePosts] change the data while a
+// client pages; [Handler.Requests] is the log of what arrived. All are safe
+// to call while the server serves, and nothing is global: servers never
+// share state.
+//
+// # Decisions
+//
+// Where the contract is silent or inconsistent, the fake decides as
+// follows. Each decision is tested.
+//
+//	Subject                          Decision
+//	-------------------------------  ----------------------------------------------------------------
+//	Order of checks                  auth (401), then path (404), then method (405), then limit,
+//	                                 skip, include, filter, market (400), then gallery (404).
+//	Auth                             every path, known or not, needs x-api-key equal to the key;
+//	                                 missing, empty or wrong gives 401 "No valid API key provided".
+//	limit absent                     25 (the contract says 25 in §4.1 and 10 in §4.6).
+//	limit above 25                   capped at 25; next then carries limit=25. An integer too large
+//	                                 for int is capped the same way.
+//	limit < 1 or not an integer      400 "limit must be an integer of at least 1" (empty, "1.5",
+//	                                 "abc" included); all three endpoints.
+//	skip < 0 or not an integer       400 "skip must be an integer of at least 0"; "nullable" in §4.1
+//	                                 means the parameter may be left out (then 0). Huge skip: empty.
+//	Repeated parameter               the first value counts.
+//	Unknown parameters               ignored; kept in next. market/filter/include on the inbox and
+//	                                 filter/include on a gallery are ignored (not parameters there).
+//	skip >= count                    200 with nodes [] and next null.
+//	next                             absolute: scheme of the request (https if TLS), r.Host, base
+//	                                 path, endpoint path, and the request's whole query with skip
+//	                                 and limit replaced; keys sorted. null when skip+len(nodes) >=
+//	                                 count.
+//	count                            total items matching (after filter), not the page length.
+//	Order                            stored order (Dataset order; generated posts newest first);
+//	                                 stable across requests. A gallery lists its posts in the
+//	                                 gallery's order.
+//	filter                           parsed by ugc.ParseFilter; its *FilterError Message is the 400
+//	                                 body. "" and "[]" mean no filtering. Elements are ANDed; OR:
+//	                                 any value, AND: all values; empty values matches nothing;
+//	                                 IDs compare case-insensitively; operators are case-sensitive.
+//	Filter and unavailable labels    only available labels count: a removed or inaccessible label's
+//	                                 ID matches nothing, like an unknown ID.
+//	include                          comma-separated, spaces around values trimmed, case-sensitive.
+//	                                 "include=" or an empty item ("labels,"): 400 "include must
+//	                                 not be empty"; another value: 400 "Include <value> is not
+//	                                 supported" (so "labels,foo" is 400); "labels,labels" is fine.
+//	labels                           with include=labels: the post's available labels in stored
+//	                                 order, duplicates once, [] when none; name null if unnamed;
+//	                                 never localized; independent of the filter. Without include:
+//	                                 no labels key.
+//	market                           by 24-hex ID (any case) or shortId (exact case). Unknown:
+//	                                 400 "Market <value> not found". Empty market= is no market.
+//	                                 Localizes comment, alt, videoCaptions, videoDescription and
+//	                                 tagged products' title, price and url; nothing else.
+//	Gallery                          unknown shortId: 404 "Gallery not found". A gallery lists only
+//	                                 posts still approved; its posts are byte-identical to their
+//	                                 /v1/posts entries for the same market.
+//	Inbox                            posts always carry uploadedBy.email; approved posts never do
+//	                                 (an email given for one is dropped when the server starts).
+//	Unknown path, trailing slash     404 "Not found".
+//	Method other than GET            405 "Method not allowed" with Allow: GET (HEAD too).
+//	Internal failure or panic        500 "Something went wrong".
+//	Injected 429                     body "Too many requests", Retry-After as configured.
+//	Error bodies                     a JSON string; every response has Content-Type
+//	                                 application/json and a Content-Length.
+//	Optional fields                  left out when absent, never null; only next and a label's
+//	                                 name can be null. No HTML escaping (">" stays ">").
+//	Default API key                  NewServer: random per server; cmd/ugcfake: "ugcfake-dev-key".
+//	Request log                      the last 10,000 requests (WithRequestLogLimit); never the key.
+package ugctest

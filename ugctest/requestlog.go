@@ -1,0 +1,61 @@
+package ugctest
+
+import (
+	"net/url"
+	"sync"
+	"time"
+)
+
+// Request is one request as the handler saw it, for tests to assert on.
+type Request struct {
+	// Method is the HTTP method, such as "GET".
+	Method string
+	// Path is the decoded request path, base path included.
+	Path string
+	// Query is the parsed query string.
+	Query url.Values
+	// KeyValid reports whether the x-api-key header held the server's key.
+	KeyValid bool
+	// Status is the status sent; 0 when an injected fault dropped the
+	// connection. A truncated body logs the status of the full answer.
+	Status int
+	// Fault is the injected fault, or 0 (no fault).
+	Fault FaultKind
+	// Duration is the time from arrival to the decision on the answer,
+	// injected latency and stalls included.
+	Duration time.Duration
+}
+
+// requestLog is a bounded log of requests, safe for concurrent use.
+type requestLog struct {
+	mu    sync.Mutex
+	limit int
+	reqs  []Request
+}
+
+func (l *requestLog) add(r Request) {
+	if l.limit == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.limit > 0 && len(l.reqs) >= l.limit {
+		n := copy(l.reqs, l.reqs[len(l.reqs)-l.limit+1:])
+		l.reqs = l.reqs[:n]
+	}
+	l.reqs = append(l.reqs, r)
+}
+
+func (l *requestLog) snapshot() []Request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]Request, len(l.reqs))
+	copy(out, l.reqs)
+	return out
+}
+
+func (l *requestLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reqs = nil
+}
