@@ -1,6 +1,7 @@
 package ugc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,9 +48,9 @@ type APIError struct {
 func newAPIError(method, endpoint string, status int, body []byte) *APIError {
 	e := &APIError{Method: method, Endpoint: endpoint, StatusCode: status, Body: body}
 	var msg string
-	if json.Unmarshal(body, &msg) == nil {
+	if json.Unmarshal(body, &msg) == nil && strings.TrimSpace(msg) != "" {
 		e.Message = msg
-	} else if len(body) == 0 {
+	} else if len(bytes.TrimSpace(body)) == 0 {
 		e.Message = "(empty body)"
 	} else {
 		e.Message = "unexpected body: " + snippet(body)
