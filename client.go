@@ -295,6 +295,9 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool) (*Page, e
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil context", ErrInvalidParams)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // as is, and before a transport sees the request
+	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("ugc: GET %s: %w", u.Path, err)
