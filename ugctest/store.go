@@ -19,11 +19,11 @@ type store struct {
 	mu sync.RWMutex
 
 	gen      *generator
-	explicit []*entry        // posts given as values; ref -(k+1)
-	byID     map[string]ref  // explicit post IDs, present or removed
-	order    []ref           // approved posts in stored order
-	genGone  map[int32]bool  // generated posts removed by RemovePosts
-	inbox    [][]byte        // encoded inbox posts
+	explicit []*entry       // posts given as values; ref -(k+1)
+	byID     map[string]ref // explicit post IDs, present or removed
+	order    []ref          // approved posts in stored order
+	genGone  map[int32]bool // generated posts removed by RemovePosts
+	inbox    [][]byte       // encoded inbox posts
 	gallery  map[string][]string
 	labels   []Label
 	labelIdx map[string]int32 // lower-case label ID → index of an available label
