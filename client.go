@@ -3,7 +3,6 @@ package ugc
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -335,8 +334,8 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool) (*Page, e
 		_ = c.readBody(resp.Body, buf) // a cut-short error body still says what it can
 		return nil, newAPIError(http.MethodGet, u.Path, resp.StatusCode, bytes.Clone(buf.Bytes()))
 	}
-	page := new(Page)
-	if err := json.Unmarshal(buf.Bytes(), page); err != nil {
+	page, err := decodePage(buf.Bytes())
+	if err != nil {
 		return nil, c.decodeError(u.Path, resp.StatusCode, buf.Bytes(), err)
 	}
 	if labels {

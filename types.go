@@ -164,32 +164,43 @@ func (p Page) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads the contract's envelope and checks that it and every
 // post carry their required fields; a missing one is an error that names it.
 func (p *Page) UnmarshalJSON(data []byte) error {
-	var raw pageJSON
-	if err := json.Unmarshal(data, &raw); err != nil {
+	page, err := decodePage(data)
+	if err != nil {
 		return err
 	}
+	*p = *page
+	return nil
+}
+
+// decodePage decodes and checks a page in one pass over data (json.Unmarshal
+// into a Page would scan it three times: validation, the skip to find the
+// value for UnmarshalJSON, and the decoding).
+func decodePage(data []byte) (*Page, error) {
+	var raw pageJSON
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, err
+	}
 	if raw.Count == nil {
-		return fmt.Errorf("count: %w", errMissing)
+		return nil, fmt.Errorf("count: %w", errMissing)
 	}
 	if raw.Next == nil {
-		return fmt.Errorf("next: %w", errMissing)
+		return nil, fmt.Errorf("next: %w", errMissing)
 	}
 	if raw.Nodes == nil {
-		return fmt.Errorf("nodes: %w", errMissing)
+		return nil, fmt.Errorf("nodes: %w", errMissing)
 	}
 	var next string
 	if string(raw.Next) != "null" {
 		if err := json.Unmarshal(raw.Next, &next); err != nil {
-			return fmt.Errorf("next: %w", err)
+			return nil, fmt.Errorf("next: %w", err)
 		}
 	}
 	for i := range raw.Nodes {
 		if err := raw.Nodes[i].checkRequired(); err != nil {
-			return fmt.Errorf("nodes[%d].%w", i, err)
+			return nil, fmt.Errorf("nodes[%d].%w", i, err)
 		}
 	}
-	*p = Page{Count: *raw.Count, Next: next, Nodes: raw.Nodes}
-	return nil
+	return &Page{Count: *raw.Count, Next: next, Nodes: raw.Nodes}, nil
 }
 
 // checkRequired reports the first required field of the post that the
