@@ -391,8 +391,11 @@ func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) t
 		}
 	}
 	ceiling := maxWait
-	if attempt < 32 && minWait<<attempt > 0 && minWait<<attempt < maxWait {
-		ceiling = minWait << attempt
+	switch {
+	case minWait == 0:
+		ceiling = 0
+	case attempt >= 0 && attempt < 63 && minWait <= maxWait>>attempt:
+		ceiling = minWait << attempt // cannot overflow: at most maxWait
 	}
 	if ceiling <= 0 {
 		return 0
