@@ -302,3 +302,22 @@ func checkPost(p *ugc.Post) error {
 	}
 	return nil
 }
+
+// LocalizingMarkets returns the markets that localize at least one approved
+// post. For generated posts it looks at the first 100.
+func (d *Dataset) LocalizingMarkets() []Market {
+	var out []Market
+	for mi, m := range d.Markets {
+		ok := len(m.Content) > 0
+		if !ok && d.gen != nil && mi < len(marketShortIDs) {
+			for i := 0; i < min(d.gen.n, 100) && !ok; i++ {
+				p := d.gen.post(i)
+				_, ok = d.gen.localization(mi, i, &p.Post)
+			}
+		}
+		if ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}

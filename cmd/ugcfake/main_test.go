@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/ugctest"
+)
+
+// TestMain runs the command itself when the test binary is started by
+// startCommand, so the tests need no separate build.
+func TestMain(m *testing.M) {
+	if os.Getenv("UGCFAKE_RUN_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// lockedBuffer collects stderr safely while the process writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startCommand starts ugcfake with args and returns its banner.
+func startCommand(t *testing.T, args ...string) (*exec.Cmd, banner, *lockedBuffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "UGCFAKE_RUN_MAIN=1")
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err, "stderr: %s", stderr.String())
+	var b banner
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&b), "first line is one JSON object: %s", line)
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return cmd, b, stderr
+}
+
+func TestCommandServesAndExitsCleanlyOnSIGINT(t *testing.T) {
+	t.Parallel()
+	cmd, b, stderr := startCommand(t, "-key", "secret-dev-key", "-base-path", "/api")
+	assert.True(t, strings.HasPrefix(b.URL, "http://127.0.0.1:"), b.URL)
+	assert.True(t, strings.HasSuffix(b.URL, "/api"), b.URL)
+	assert.Equal(t, "secret-dev-key", b.APIKey)
+	assert.Equal(t, []string{"summer", "videos"}, b.Galleries)
+	require.Len(t, b.Markets, 2)
+
+	c, err := ugc.NewClient(b.URL, b.APIKey, ugc.WithRetryMax(0))
+	require.NoError(t, err)
+	page, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 3, Market: b.Markets[0].ID})
+	require.NoError(t, err)
+	assert.Len(t, page.Nodes, 3)
+	assert.Equal(t, 36, page.Count)
+	_, err = c.GalleryPosts(context.Background(), b.Galleries[0], nil)
+	require.NoError(t, err)
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	require.NoError(t, cmd.Wait(), "exit status 0")
+	log := stderr.String()
+	assert.Contains(t, log, "GET /api/v1/posts?limit=3&market="+b.Markets[0].ID+" 200 key=true")
+	assert.Contains(t, log, "GET /api/v1/galleries/summer/posts?limit=25 200")
+	assert.NotContains(t, log, "secret-dev-key", "the key is never logged")
+}
+
+func TestCommandWithGeneratedAndFileDatasets(t *testing.T) {
+	t.Parallel()
+	t.Run("generated", func(t *testing.T) {
+		t.Parallel()
+		cmd, b, _ := startCommand(t, "-posts", "1000", "-seed", "4")
+		assert.Equal(t, DefaultKey, b.APIKey)
+		req, err := http.NewRequest(http.MethodGet, b.URL+"/v1/posts?limit=1", nil)
+		require.NoError(t, err)
+		req.Header.Set("x-api-key", b.APIKey)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Contains(t, string(body), `{"count":1000,`)
+		require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+		require.NoError(t, cmd.Wait())
+	})
+	t.Run("file", func(t *testing.T) {
+		t.Parallel()
+		ds := &ugctest.Dataset{}
+		ds.AddGallery("only")
+		path := filepath.Join(t.TempDir(), "ds.json")
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, ds.Save(f))
+		require.NoError(t, f.Close())
+		cmd, b, _ := startCommand(t, "-data", path)
+		assert.Equal(t, []string{"only"}, b.Galleries)
+		assert.Empty(t, b.Markets)
+		require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+		require.NoError(t, cmd.Wait())
+	})
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	t.Parallel()
+	for name, args := range map[string][]string{
+		"data and posts": {"-data", "x.json", "-posts", "3"},
+		"missing file":   {"-data", filepath.Join(t.TempDir(), "none.json")},
+		"empty key":      {"-key", ""},
+		"bad addr":       {"-addr", "nope"},
+		"extra argument": {"serve"},
+		"unknown flag":   {"-port", "1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var out, errOut bytes.Buffer
+			err := run(context.Background(), args, &out, &errOut)
+			assert.Error(t, err)
+			assert.Empty(t, out.String(), "no banner")
+		})
+	}
+}
