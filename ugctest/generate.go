@@ -101,7 +101,22 @@ func (g *generator) rand(i int, salt uint64) uint64 {
 }
 
 // id returns the ID of post i: the generator's tag and i, in hexadecimal.
-func (g *generator) id(i int) string { return fmt.Sprintf("%08x%016x", g.tag, i) }
+func (g *generator) id(i int) string { return hexID(g.tag, uint64(i)) }
+
+// hexID is fmt.Sprintf("%08x%016x", tag, i), without fmt's cost.
+func hexID(tag uint32, i uint64) string {
+	const digits = "0123456789abcdef"
+	var b [24]byte
+	for k := 7; k >= 0; k-- {
+		b[k] = digits[tag&0xf]
+		tag >>= 4
+	}
+	for k := 23; k >= 8; k-- {
+		b[k] = digits[i&0xf]
+		i >>= 4
+	}
+	return string(b[:])
+}
 
 // index returns the index of the generated post with the given ID.
 func (g *generator) index(id string) (int, bool) {
@@ -248,8 +263,18 @@ func handleOf(title string) string {
 	return string(b)
 }
 
-// post builds approved post i.
+// post builds approved post i with its label IDs.
 func (g *generator) post(i int) Post {
+	var ids []string
+	var buf [4]int32
+	for _, l := range g.labelIndexes(i, buf[:0]) {
+		ids = append(ids, hexID(g.tag^0x1abe1, uint64(l)))
+	}
+	return Post{Post: g.wirePost(i), LabelIDs: ids}
+}
+
+// wirePost builds approved post i as the API writes it, without labels.
+func (g *generator) wirePost(i int) ugc.Post {
 	id := g.id(i)
 	created := epoch.Add(-time.Duration(i) * 37 * time.Minute)
 	rk, ro, rt, rp := g.rand(i, saltKind), g.rand(i, saltOrigin), g.rand(i, saltText), g.rand(i, saltProducts)
@@ -293,12 +318,7 @@ func (g *generator) post(i int) Post {
 		y := float64(rp>>(24+8*k)%100) / 100
 		p.TaggedProducts = append(p.TaggedProducts, ugc.TaggedProduct{X: x, Y: y, Product: prod})
 	}
-	var ids []string
-	var buf [4]int32
-	for _, l := range g.labelIndexes(i, buf[:0]) {
-		ids = append(ids, fmt.Sprintf("%08x%016x", g.tag^0x1abe1, l))
-	}
-	return Post{Post: p, LabelIDs: ids}
+	return p
 }
 
 func ptr[T any](v T) *T { return &v }

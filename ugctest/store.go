@@ -1,7 +1,6 @@
 package ugctest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,11 +78,7 @@ func newStore(d *Dataset) (*store, error) {
 		if p.TaggedProducts == nil {
 			p.TaggedProducts = []ugc.TaggedProduct{}
 		}
-		b, err := encodePost(nil, &p)
-		if err != nil {
-			return nil, err
-		}
-		s.inbox = append(s.inbox, b)
+		s.inbox = append(s.inbox, appendPostJSON(nil, &p))
 	}
 	if s.gen != nil {
 		s.order = make([]ref, s.gen.n, s.gen.n+len(d.Posts))
@@ -125,11 +120,7 @@ func (s *store) addExplicit(p Post) (ref, error) {
 			e.labels = append(e.labels, k)
 		}
 	}
-	b, err := encodePost(nil, &e.post)
-	if err != nil {
-		return 0, err
-	}
-	e.encoded = b
+	e.encoded = appendPostJSON(nil, &e.post)
 	if old, ok := s.byID[p.ID]; ok { // re-inserted after removal
 		s.explicit[-old-1] = e
 		return old, nil
@@ -217,7 +208,6 @@ func (s *store) compile(f ugc.Filter) compiledFilter {
 // appendPost appends the JSON of post r, localized for market mi (-1 for
 // none) and with its labels if withLabels.
 func (s *store) appendPost(dst []byte, r ref, mi int, withLabels bool) ([]byte, error) {
-	var err error
 	switch {
 	case r < 0 && mi < 0:
 		dst = append(dst, s.explicit[-r-1].encoded...)
@@ -226,10 +216,9 @@ func (s *store) appendPost(dst []byte, r ref, mi int, withLabels bool) ([]byte, 
 		if loc, ok := s.markets[mi].Content[p.ID]; ok {
 			localize(&p, loc)
 		}
-		dst, err = encodePost(dst, &p)
+		dst = appendPostJSON(dst, &p)
 	default:
-		gp := s.gen.post(int(r))
-		p := gp.Post
+		p := s.gen.wirePost(int(r))
 		if mi >= 0 {
 			if loc, ok := s.markets[mi].Content[p.ID]; ok {
 				localize(&p, loc)
@@ -239,10 +228,10 @@ func (s *store) appendPost(dst []byte, r ref, mi int, withLabels bool) ([]byte, 
 				}
 			}
 		}
-		dst, err = encodePost(dst, &p)
+		dst = appendPostJSON(dst, &p)
 	}
-	if err != nil || !withLabels {
-		return dst, err
+	if !withLabels {
+		return dst, nil
 	}
 	dst = dst[:len(dst)-1] // the closing brace
 	dst = append(dst, `,"labels":[`...)
@@ -290,23 +279,6 @@ func localize(p *ugc.Post, loc Localization) {
 		}
 	}
 	p.TaggedProducts = tags
-}
-
-// plainPost has ugc.Post's fields and JSON tags but not its methods, so it
-// encodes field by field with the encoder's settings.
-type plainPost ugc.Post
-
-// encodePost appends the compact JSON of p, without HTML escaping. Its
-// taggedProducts must not be nil (the store makes it [] when needed).
-func encodePost(dst []byte, p *ugc.Post) ([]byte, error) {
-	buf := bytes.NewBuffer(dst)
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode((*plainPost)(p)); err != nil {
-		return dst, err
-	}
-	b := buf.Bytes()
-	return b[:len(b)-1], nil // Encode's newline
 }
 
 // insert places posts at position at of the stored order (clamped to
