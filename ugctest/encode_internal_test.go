@@ -51,8 +51,8 @@ func TestFastEncoderMatchesEncodingJSON(t *testing.T) {
 			Media:          ugc.Media{Location: s + "l", Hash: s},
 			TaggedProducts: []ugc.TaggedProduct{{X: f, Y: 1e21, Product: ugc.Product{ID: s + "p", Title: s + "t", Handle: "h", Price: &ugc.Price{Sale: &f}}}, {X: -0.5, Y: 123456789.125, Product: ugc.Product{ID: "i", Title: "t", Handle: "h", Price: &ugc.Price{Currency: s}}}},
 			Comment:        s, Alt: s, UploadedBy: &ugc.UploadedBy{Username: s + "u", Email: s, Image: &ugc.ProfileImage{}},
-			Labels:         []ugc.Label{{ID: "a", Name: &name}, {ID: s}},
-			HideCaption:    ptr(false),
+			Labels:      []ugc.Label{{ID: "a", Name: &name}, {ID: s}},
+			HideCaption: ptr(false),
 		})
 	}
 	posts = append(posts, ugc.Post{ID: "empty-labels", TaggedProducts: []ugc.TaggedProduct{}, Labels: []ugc.Label{}})

@@ -77,10 +77,11 @@ func mapKeys[V any](m map[string]V) []string {
 	return out
 }
 
-func ids(e envelope) []string {
+func ids(t *testing.T, e envelope) []string {
+	t.Helper()
 	out := make([]string, len(e.Nodes))
 	for i, n := range e.Nodes {
-		require.NoError(nil, json.Unmarshal(n["id"], &out[i]))
+		require.NoError(t, json.Unmarshal(n["id"], &out[i]))
 	}
 	return out
 }
@@ -91,11 +92,6 @@ func storedIDs(ds *ugctest.Dataset) []string {
 		out[i] = p.ID
 	}
 	return out
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return strings.ReplaceAll(string(b), `\u003c`, "<")
 }
 
 func strptr(s string) *string { return &s }
@@ -241,14 +237,14 @@ func allPages(t *testing.T, srv *ugctest.Server, path string) (got []string, cou
 	t.Helper()
 	e := page(t, srv, path)
 	count = e.Count
-	got = append(got, ids(e)...)
+	got = append(got, ids(t, e)...)
 	for e.Next != nil {
 		a := fetch(t, http.MethodGet, *e.Next, &srv.APIKey)
 		require.Equal(t, http.StatusOK, a.status, a.body)
 		e = envelope{}
 		require.NoError(t, json.Unmarshal([]byte(a.body), &e))
 		assert.Equal(t, count, e.Count)
-		got = append(got, ids(e)...)
+		got = append(got, ids(t, e)...)
 	}
 	return got, count
 }
@@ -420,7 +416,7 @@ func TestPagination(t *testing.T) {
 			t.Parallel()
 			e := page(t, srv, "/v1/posts?"+c.query)
 			assert.Equal(t, n, e.Count)
-			assert.Equal(t, c.want, ids(e))
+			assert.Equal(t, c.want, ids(t, e))
 			if c.next == "" {
 				assert.Nil(t, e.Next)
 			} else if assert.NotNil(t, e.Next) {
