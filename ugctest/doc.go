@@ -36,7 +36,8 @@
 // # Decisions
 //
 // Where the contract is silent or inconsistent, the fake decides as
-// follows. Each decision is tested.
+// follows. The package tests pin most of these (not yet: repeated
+// parameters, "labels,labels", the https scheme of next).
 //
 //	Subject                          Decision
 //	-------------------------------  ----------------------------------------------------------------
