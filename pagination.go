@@ -78,8 +78,11 @@ func WithPrefetch(on bool) IterOption { return func(c *iterConfig) { c.prefetch 
 // first page it builds the following pages' URLs from the first next URL,
 // changing only skip (by the page size, up to the first page's count). If
 // the list grows meanwhile, the walk goes on by following next from the last
-// planned page; repeats and changes of count are handled by the drift policy
-// exactly as in sequential mode.
+// planned page. Pages in flight together may each see another state of a
+// list that changes, so when a page's count differs from the pages before,
+// parallel mode drops it and every page after it and reads on from the last
+// page yielded by following next, one page at a time: the walk then loses
+// and repeats no more than a sequential one would (see [DriftPolicy]).
 func WithConcurrency(n int) IterOption { return func(c *iterConfig) { c.concurrency = n } }
 
 // WithDrift sets the drift policy; the default is [DriftDropRepeats].
@@ -242,8 +245,10 @@ type walk struct {
 
 // fetch is a page request in flight (or already answered).
 type fetch struct {
-	u    *url.URL
-	done chan fetchResult
+	u       *url.URL
+	planned bool // built by the parallel plan, not given by the server
+	done    chan fetchResult
+	cancel  context.CancelFunc
 }
 
 type fetchResult struct {
@@ -260,35 +265,52 @@ func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, err
 		cancel()
 		wg.Wait()
 	}()
-	start := func(u *url.URL, async bool) fetch {
-		f := fetch{u: u, done: make(chan fetchResult, 1)}
+	start := func(u *url.URL, async, planned bool) fetch {
+		fctx, fcancel := context.WithCancel(ctx)
+		f := fetch{u: u, planned: planned, done: make(chan fetchResult, 1), cancel: fcancel}
 		if !async {
-			p, err := w.c.getPage(ctx, u, w.labels)
+			p, err := w.c.getPage(fctx, u, w.labels)
 			f.done <- fetchResult{p, err}
 			return f
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, err := w.c.getPage(ctx, u, w.labels)
+			p, err := w.c.getPage(fctx, u, w.labels)
 			f.done <- fetchResult{p, err}
 		}()
 		return f
+	}
+	abandon := func(queue []fetch) {
+		for _, f := range queue {
+			f.cancel()
+		}
 	}
 
 	// plan is set while parallel mode hands out planned pages: from the
 	// first page until the last planned one.
 	var plan *parallelPlan
-	queue := []fetch{start(first, false)}
+	var prevNext *url.URL // the next URL of the last page yielded
+	queue := []fetch{start(first, false, false)}
 	for isFirst := true; len(queue) > 0; isFirst = false {
 		f := queue[0]
 		queue = queue[1:]
 		r := <-f.done
+		f.cancel()
 		if r.err != nil {
 			yield(nil, r.err)
 			return
 		}
 		page := r.page
+		if f.planned && w.drift.countChanged(page) && w.cfg.drift != DriftFail {
+			// Pages in flight together may each see another state of the
+			// list, so this one and those after it can leave a gap that no
+			// repeat reveals. Read on from the last page yielded, in order.
+			abandon(queue)
+			queue, plan = nil, nil
+			queue = append(queue, start(prevNext, false, false))
+			continue
+		}
 		next, more, err := w.c.follow(f.u, page)
 		if err != nil {
 			yield(nil, err)
@@ -299,14 +321,15 @@ func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, err
 		}
 		if plan != nil {
 			if !more {
-				queue, plan = nil, nil // a short or last page ends the list early
+				abandon(queue) // a short or last page ends the list early
+				queue, plan = nil, nil
 			}
 			for plan != nil && len(queue) < w.cfg.concurrency {
 				u, ok := plan.nextURL()
 				if !ok {
 					break
 				}
-				queue = append(queue, start(u, true))
+				queue = append(queue, start(u, true, true))
 			}
 			if len(queue) == 0 {
 				plan = nil // the last planned page: if the list grew, go on by next
@@ -314,7 +337,7 @@ func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, err
 		}
 		following := plan == nil && more
 		if following && w.cfg.prefetch {
-			queue = append(queue, start(next, true))
+			queue = append(queue, start(next, true, false))
 		}
 		if err := w.drift.check(page); err != nil {
 			yield(nil, err)
@@ -327,8 +350,9 @@ func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, err
 		if !yield(page, nil) {
 			return
 		}
+		prevNext = next
 		if following && !w.cfg.prefetch {
-			queue = append(queue, start(next, false))
+			queue = append(queue, start(next, false, false))
 		}
 	}
 }
@@ -441,11 +465,16 @@ func newDriftGuard(p DriftPolicy, endpoint string) *driftGuard {
 	return &driftGuard{policy: p, endpoint: endpoint, count: -1, seen: make(map[string]struct{}, recentIDs), ring: make([]string, 0, recentIDs)}
 }
 
+// countChanged reports whether page's count differs from the pages before.
+func (d *driftGuard) countChanged(page *Page) bool {
+	return d.count >= 0 && page.Count != d.count
+}
+
 // check applies the policy to the next page in order: it drops repeated
 // posts from the page or returns a *DriftError.
 func (d *driftGuard) check(page *Page) error {
 	before := d.count
-	if before >= 0 && page.Count != before && d.policy == DriftFail {
+	if d.countChanged(page) && d.policy == DriftFail {
 		return &DriftError{Endpoint: d.endpoint, CountBefore: before, CountAfter: page.Count}
 	}
 	d.count = page.Count

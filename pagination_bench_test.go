@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,16 +100,20 @@ func benchServer(b *testing.B, posts int, latency time.Duration) *ugctest.Server
 func BenchmarkIterate(b *testing.B) {
 	srv := benchServer(b, benchPosts, benchLatency)
 	work := func() { time.Sleep(benchPageWork) }
+	// Each case gets its own transport, to count the connections it opens.
+	var tr *http.Transport
+	var dials *atomic.Int32
 	client := func(b *testing.B) *ugc.Client {
 		b.Helper()
-		return srv.Client()
+		return srv.Client(ugc.WithHTTPClient(&http.Client{Transport: tr}))
 	}
+	naiveClient := func() *http.Client { return &http.Client{Transport: tr} }
 	cases := []struct {
 		name string
 		walk func(ctx context.Context, b *testing.B) (int, error)
 	}{
 		{"naive", func(ctx context.Context, b *testing.B) (int, error) {
-			return naiveWalk(ctx, http.DefaultClient, srv.URL, srv.APIKey, nil)
+			return naiveWalk(ctx, naiveClient(), srv.URL, srv.APIKey, nil)
 		}},
 		{"sequential", func(ctx context.Context, b *testing.B) (int, error) {
 			return sdkWalk(ctx, client(b), nil, ugc.WithPrefetch(false))
@@ -120,7 +125,7 @@ func BenchmarkIterate(b *testing.B) {
 			return sdkWalk(ctx, client(b), nil, ugc.WithConcurrency(8))
 		}},
 		{"work/naive", func(ctx context.Context, b *testing.B) (int, error) {
-			return naiveWalk(ctx, http.DefaultClient, srv.URL, srv.APIKey, work)
+			return naiveWalk(ctx, naiveClient(), srv.URL, srv.APIKey, work)
 		}},
 		{"work/sequential", func(ctx context.Context, b *testing.B) (int, error) {
 			return sdkWalk(ctx, client(b), work, ugc.WithPrefetch(false))
@@ -132,13 +137,15 @@ func BenchmarkIterate(b *testing.B) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			ctx := context.Background()
+			tr, dials = countingTransport()
+			defer tr.CloseIdleConnections()
 			b.ReportAllocs()
 			for b.Loop() {
 				n, err := tc.walk(ctx, b)
 				require.NoError(b, err)
 				require.Equal(b, benchPosts, n)
 			}
-			b.ReportMetric(float64(b.Elapsed().Seconds())/float64(b.N), "s/walk")
+			b.ReportMetric(float64(dials.Load())/float64(b.N), "conns/walk")
 		})
 	}
 }

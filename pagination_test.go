@@ -351,20 +351,20 @@ func testPost(id string) ugc.Post {
 	return ugc.Post{ID: id, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Media: ugc.Media{Location: "https://cdn.example/" + id + ".jpg"}, TaggedProducts: []ugc.TaggedProduct{}}
 }
 
-// TestSequentialWalkUsesOneConnection walks 800 pages and counts the TCP
-// connections the client dials: bodies are drained and closed, so
-// keep-alive carries every request.
-func TestSequentialWalkUsesOneConnection(t *testing.T) {
+// TestSequentialWalkReusesItsConnection walks 200 pages and counts the TCP
+// connections the client dials. Bodies are read to the end and closed, so
+// keep-alive carries every request: one connection. net/http itself dials
+// a second one when the previous request's write has not been confirmed
+// within 50 ms (maxWriteWaitBeforeConnReuse), which a loaded machine under
+// -race can cause, so the test allows two; a body left unread would make
+// it one per page. BenchmarkIterate reports the exact figure (conns/walk)
+// for 800 pages.
+func TestSequentialWalkReusesItsConnection(t *testing.T) {
 	t.Parallel()
-	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(20_000, 1)))
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(5_000, 1)))
 	for _, mode := range iterModes[:2] {
 		t.Run(mode.name, func(t *testing.T) {
-			var dials atomic.Int32
-			dialer := &net.Dialer{}
-			tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				dials.Add(1)
-				return dialer.DialContext(ctx, network, addr)
-			}}
+			tr, dials := countingTransport()
 			t.Cleanup(tr.CloseIdleConnections)
 			c := srv.Client(ugc.WithHTTPClient(&http.Client{Transport: tr}))
 			pages := 0
@@ -372,10 +372,21 @@ func TestSequentialWalkUsesOneConnection(t *testing.T) {
 				require.NoError(t, err)
 				pages++
 			}
-			assert.Equal(t, 800, pages)
-			assert.Equal(t, int32(1), dials.Load(), "TCP connections opened")
+			assert.Equal(t, 200, pages)
+			assert.LessOrEqual(t, dials.Load(), int32(2), "TCP connections opened")
 		})
 	}
+}
+
+// countingTransport returns a transport that counts the connections it
+// dials.
+func countingTransport() (*http.Transport, *atomic.Int32) {
+	var dials atomic.Int32
+	dialer := &net.Dialer{}
+	return &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return dialer.DialContext(ctx, network, addr)
+	}}, &dials
 }
 
 func TestNextPageRefusesForeignURLs(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -43,17 +44,6 @@ type Post struct {
 	HideCaption      *bool           `json:"hideCaption,omitempty"`
 	UploadedBy       *UploadedBy     `json:"uploadedBy,omitempty"`
 	Labels           []Label         `json:"labels,omitzero"`
-}
-
-// MarshalJSON writes the contract's post. A nil TaggedProducts is written as
-// [], not null: the field is required and may only be empty.
-func (p Post) MarshalJSON() ([]byte, error) {
-	type post Post // no methods: plain encoding
-	q := post(p)
-	if q.TaggedProducts == nil {
-		q.TaggedProducts = []TaggedProduct{}
-	}
-	return json.Marshal(q)
 }
 
 // PostOrigin names the platform or source a post came from (contract §2.3).
@@ -144,7 +134,9 @@ type pageJSON struct {
 }
 
 // MarshalJSON writes the contract's envelope, with "next": null for an
-// empty Next.
+// empty Next and "taggedProducts": [] for a post whose TaggedProducts is nil.
+// (Post itself has no MarshalJSON, so a struct that embeds it encodes all
+// its fields.)
 func (p Page) MarshalJSON() ([]byte, error) {
 	next := json.RawMessage("null")
 	if p.Next != "" {
@@ -157,6 +149,19 @@ func (p Page) MarshalJSON() ([]byte, error) {
 	nodes := p.Nodes
 	if nodes == nil {
 		nodes = []Post{}
+	}
+	for i := range nodes {
+		if nodes[i].TaggedProducts == nil {
+			// Required, so [] rather than null: a copy, the caller's page
+			// is not changed.
+			nodes = slices.Clone(nodes)
+			for j := i; j < len(nodes); j++ {
+				if nodes[j].TaggedProducts == nil {
+					nodes[j].TaggedProducts = []TaggedProduct{}
+				}
+			}
+			break
+		}
 	}
 	return json.Marshal(pageJSON{Count: &p.Count, Next: next, Nodes: nodes})
 }

@@ -357,9 +357,10 @@ func TestPostMarshalOmitsAbsentFields(t *testing.T) {
 	t.Run("minimal post", func(t *testing.T) {
 		t.Parallel()
 		p := ugc.Post{
-			ID:        "6650a1b2c3d4e5f60000aaaa",
-			CreatedAt: utc(2024, time.January, 2, 3, 4, 5, 0),
-			Media:     ugc.Media{Location: "https://cdn.example.test/posts/minimal.jpg"},
+			ID:             "6650a1b2c3d4e5f60000aaaa",
+			CreatedAt:      utc(2024, time.January, 2, 3, 4, 5, 0),
+			Media:          ugc.Media{Location: "https://cdn.example.test/posts/minimal.jpg"},
+			TaggedProducts: []ugc.TaggedProduct{},
 		}
 		got, err := json.Marshal(p)
 		require.NoError(t, err)
@@ -370,6 +371,27 @@ func TestPostMarshalOmitsAbsentFields(t *testing.T) {
 			"taggedProducts": []
 		}`, string(got))
 		assert.NotContains(t, string(got), "null")
+	})
+	t.Run("a page writes a nil taggedProducts as [] without changing the post", func(t *testing.T) {
+		t.Parallel()
+		page := ugc.Page{Count: 1, Nodes: []ugc.Post{{ID: "p", CreatedAt: utc(2024, time.January, 2, 3, 4, 5, 0), Media: ugc.Media{Location: "m"}}}}
+		got, err := json.Marshal(page)
+		require.NoError(t, err)
+		assert.Contains(t, string(got), `"taggedProducts":[]`)
+		assert.Nil(t, page.Nodes[0].TaggedProducts, "the caller's page is unchanged")
+		var back ugc.Page
+		require.NoError(t, json.Unmarshal(got, &back), "a page built in Go round-trips")
+	})
+	t.Run("a struct embedding Post keeps its own fields", func(t *testing.T) {
+		t.Parallel()
+		row := struct {
+			ugc.Post
+			Exported string `json:"exported"`
+		}{Post: ugc.Post{ID: "p", TaggedProducts: []ugc.TaggedProduct{}}, Exported: "yes"}
+		got, err := json.Marshal(row)
+		require.NoError(t, err)
+		assert.Contains(t, string(got), `"exported":"yes"`)
+		assert.Contains(t, string(got), `"id":"p"`)
 	})
 	t.Run("tagged product with empty price", func(t *testing.T) {
 		t.Parallel()
