@@ -59,8 +59,13 @@ type postJSON struct {
 
 // MarshalJSON writes {"post": ..., "labelIds": [...]}. It is defined here so
 // that the embedded ugc.Post's own MarshalJSON is not promoted.
+// A nil TaggedProducts is written as [], as the API writes it.
 func (p Post) MarshalJSON() ([]byte, error) {
-	return json.Marshal(postJSON{Post: p.Post, LabelIDs: p.LabelIDs})
+	post := p.Post
+	if post.TaggedProducts == nil {
+		post.TaggedProducts = []ugc.TaggedProduct{}
+	}
+	return json.Marshal(postJSON{Post: post, LabelIDs: p.LabelIDs})
 }
 
 // UnmarshalJSON reads the form MarshalJSON writes; unknown fields are an
