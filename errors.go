@@ -92,6 +92,7 @@ type DecodeError struct {
 	Err        error
 }
 
+// Error names the request, the status, the cause and the start of the body.
 func (e *DecodeError) Error() string {
 	return fmt.Sprintf("ugc: %s %s: %d: invalid response: %v (body starts %q)", e.Method, e.Endpoint, e.StatusCode, e.Err, e.Snippet)
 }

@@ -111,6 +111,7 @@ type FilterError struct {
 	Message string
 }
 
+// Error returns "ugc: invalid filter: " and the server's message.
 func (e *FilterError) Error() string { return "ugc: invalid filter: " + e.Message }
 
 // Is reports whether target is [ErrInvalidParams].

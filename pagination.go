@@ -30,6 +30,7 @@ type DriftError struct {
 	RepeatedID  string // set when a post came back on a later page
 }
 
+// Error says what changed: the count, or a post that came back.
 func (e *DriftError) Error() string {
 	if e.RepeatedID != "" {
 		return fmt.Sprintf("ugc: %s changed during iteration: post %s came back on a later page (count %d, then %d)", e.Endpoint, e.RepeatedID, e.CountBefore, e.CountAfter)
