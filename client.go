@@ -69,7 +69,10 @@ type options struct {
 // to another origin and attaches the API key only to requests for the base
 // URL's origin. Its Timeout, if set, bounds each attempt and takes the place
 // of [WithAttemptTimeout]. Use it to set a proxy, TLS settings, or a test
-// transport (see the package documentation on gock).
+// transport. Because the client is copied here, anything that wraps its
+// Transport (such as gock.InterceptClient) must do so before NewClient, and
+// the client should have a Transport of its own (gock panics on a nil one).
+// See the package documentation on testing.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(o *options) error {
 		if hc == nil {

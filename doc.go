@@ -107,4 +107,12 @@
 // that runs in the test process: real pagination, filters, labels, markets,
 // exact error texts, and injected faults. Prefer it to mocking HTTP. The
 // command ugcfake serves the same fake for clients in other languages.
+//
+// To mock at the HTTP level with gock instead, give the client an
+// *http.Client with a Transport, call gock.InterceptClient on it before
+// [NewClient] (which copies it), pass it with [WithHTTPClient], and set
+// WithRetryWait(0, 0) so that a request no mock matches is not retried for
+// seconds; see the example of WithHTTPClient. For unit tests of your own
+// code, declare the few methods you call as an interface on your side;
+// *Client satisfies it (see examples/mocking).
 package ugc

@@ -117,7 +117,7 @@ type ProfileImage struct {
 // items, Next the URL of the following page ("" when the server says null)
 // and Nodes the posts of this page.
 //
-// Next can be saved and fetched later with [Client.Page] to resume a walk.
+// Next can be saved and fetched later with [Client.NextPage] to resume a walk.
 type Page struct {
 	Count int
 	Next  string
