@@ -362,6 +362,7 @@ func (c *Client) readBody(body io.ReadCloser, buf *bytes.Buffer) error {
 		return err
 	}
 	if n > c.maxBody {
+		buf.Truncate(int(c.maxBody)) // the byte that proved the excess is not part of the body kept
 		return fmt.Errorf("%w of %d bytes", errBodyTooLarge, c.maxBody)
 	}
 	return nil
