@@ -33,8 +33,12 @@ const (
 	DefaultMaxResponseBytes = 8 << 20
 )
 
-// apiKeyHeader is the header that carries the API key (contract §5).
-const apiKeyHeader = "x-api-key"
+// apiKeyHeader is the header that carries the API key (contract §5);
+// canonicalKeyHeader is its key in an http.Header.
+const (
+	apiKeyHeader       = "x-api-key"
+	canonicalKeyHeader = "X-Api-Key"
+)
 
 // Client calls the Content Posts Read API. Create one with [NewClient]. A
 // Client is safe for concurrent use by many goroutines and holds no global
@@ -42,11 +46,12 @@ const apiKeyHeader = "x-api-key"
 //
 // Formatting a Client with fmt (any verb) never shows its API key.
 type Client struct {
-	base      *url.URL // scheme, host and path prefix, without a trailing slash
+	base      *url.URL        // scheme, host and path prefix, without a trailing slash
+	apiKey    func() []string // a func: fmt shows only an address, whatever the verb
 	http      *retryablehttp.Client
-	userAgent string
+	userAgent []string // the User-Agent header's value
 	maxBody   int64
-	buffers   sync.Pool // *bytes.Buffer for response bodies
+	bodies    sync.Pool // *pageBody, so a page costs no new buffer
 }
 
 // Option configures a [Client] in [NewClient].
@@ -222,7 +227,8 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	if o.logger != nil {
 		rc.Logger = o.logger // *slog.Logger is a retryablehttp.LeveledLogger
 	}
-	return &Client{base: base, http: rc, userAgent: ua, maxBody: o.maxBody}, nil
+	keyHeader := []string{apiKey}
+	return &Client{base: base, apiKey: func() []string { return keyHeader }, http: rc, userAgent: []string{ua}, maxBody: o.maxBody}, nil
 }
 
 // parseBaseURL checks and normalises the base URL. Its errors never quote
@@ -300,55 +306,81 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool) (*Page, e
 	if err := ctx.Err(); err != nil {
 		return nil, err // as is, and before a transport sees the request
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	header := http.Header{"User-Agent": c.userAgent, "Accept": acceptJSON}
+	if sameOrigin(u, c.base) { // always, by construction; keyTransport checks again
+		header[canonicalKeyHeader] = c.apiKey()
+	}
+	hreq := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
+	req, err := retryablehttp.FromRequest(hreq)
 	if err != nil {
 		return nil, fmt.Errorf("ugc: GET %s: %w", u.Path, err)
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
-
-	buf, _ := c.buffers.Get().(*bytes.Buffer)
-	if buf == nil {
-		buf = new(bytes.Buffer)
-	}
-	defer c.buffers.Put(buf)
-	var readErr error // a body over the cap: not worth a retry
-	req.SetResponseHandler(func(resp *http.Response) error {
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			return nil // read below, after the retries
-		}
-		buf.Reset()
-		readErr = c.readBody(resp.Body, buf)
-		return readErr
-	})
+	body := c.pageBody()
+	defer c.bodies.Put(body)
+	req.SetResponseHandler(body.handler)
 
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
-		if resp != nil && readErr != nil {
-			return nil, c.decodeError(u.Path, resp.StatusCode, buf.Bytes(), readErr)
+		if resp != nil && body.err != nil {
+			return nil, c.decodeError(u.Path, resp.StatusCode, body.buf.Bytes(), body.err)
 		}
 		return nil, fmt.Errorf("ugc: GET %s: %w", u.Path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		buf.Reset()
-		_ = c.readBody(resp.Body, buf) // a cut-short error body still says what it can
-		return nil, newAPIError(http.MethodGet, u.Path, resp.StatusCode, bytes.Clone(buf.Bytes()))
+		body.buf.Reset()
+		_ = c.readBody(resp.Body, &body.buf) // a cut-short error body still says what it can
+		return nil, newAPIError(http.MethodGet, u.Path, resp.StatusCode, c.redact(body.buf.Bytes()))
 	}
-	page, err := decodePage(buf.Bytes())
+	page, err := decodePage(body.buf.Bytes())
 	if err != nil {
-		return nil, c.decodeError(u.Path, resp.StatusCode, buf.Bytes(), err)
+		return nil, c.decodeError(u.Path, resp.StatusCode, body.buf.Bytes(), err)
 	}
 	if labels {
 		for i := range page.Nodes {
 			if page.Nodes[i].Labels == nil {
-				return nil, c.decodeError(u.Path, resp.StatusCode, buf.Bytes(), fmt.Errorf("nodes[%d].labels: %w (the request asked for include=labels)", i, errMissing))
+				return nil, c.decodeError(u.Path, resp.StatusCode, body.buf.Bytes(), fmt.Errorf("nodes[%d].labels: %w (the request asked for include=labels)", i, errMissing))
 			}
 		}
 	}
 	return page, nil
+}
+
+var acceptJSON = []string{"application/json"}
+
+// pageBody holds the body of a 2xx answer, read inside the retry loop so
+// that a body cut short is retried like a dropped connection.
+type pageBody struct {
+	c       *Client
+	buf     bytes.Buffer
+	err     error // of the last read; a body over the cap is not retried
+	handler retryablehttp.ResponseHandlerFunc
+}
+
+// pageBody returns a pooled pageBody, ready for a call.
+func (c *Client) pageBody() *pageBody {
+	b, _ := c.bodies.Get().(*pageBody)
+	if b == nil {
+		b = &pageBody{c: c}
+		b.handler = b.read // bound once: no allocation per call
+	}
+	b.buf.Reset()
+	b.err = nil
+	return b
+}
+
+// read is the response handler: it reads a 2xx body and leaves any other
+// for getPage to read once the retries are over.
+func (b *pageBody) read(resp *http.Response) error {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil
+	}
+	b.buf.Reset()
+	b.err = b.c.readBody(resp.Body, &b.buf)
+	return b.err
 }
 
 // errBodyTooLarge is a body over the client's cap.
@@ -357,19 +389,32 @@ var errBodyTooLarge = errors.New("response body exceeds the size cap")
 // readBody reads all of body into buf, up to the client's cap, and closes it.
 func (c *Client) readBody(body io.ReadCloser, buf *bytes.Buffer) error {
 	defer body.Close()
-	n, err := buf.ReadFrom(io.LimitReader(body, c.maxBody+1))
-	if err != nil {
-		return err
+	for {
+		buf.Grow(bytes.MinRead)
+		free := buf.AvailableBuffer()
+		n, err := body.Read(free[:cap(free)])
+		buf.Write(free[:n])
+		if int64(buf.Len()) > c.maxBody {
+			buf.Truncate(int(c.maxBody)) // what proved the excess is not part of the body kept
+			return fmt.Errorf("%w of %d bytes", errBodyTooLarge, c.maxBody)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
-	if n > c.maxBody {
-		buf.Truncate(int(c.maxBody)) // the byte that proved the excess is not part of the body kept
-		return fmt.Errorf("%w of %d bytes", errBodyTooLarge, c.maxBody)
-	}
-	return nil
 }
 
 func (c *Client) decodeError(path string, status int, body []byte, err error) error {
-	return &DecodeError{Method: http.MethodGet, Endpoint: path, StatusCode: status, Snippet: snippet(body), Err: err}
+	return &DecodeError{Method: http.MethodGet, Endpoint: path, StatusCode: status, Snippet: snippet(c.redact(body)), Err: err}
+}
+
+// redact returns a copy of a body that an error keeps, with the API key
+// masked in case a server or proxy echoed it.
+func (c *Client) redact(body []byte) []byte {
+	return append([]byte{}, bytes.ReplaceAll(body, []byte(c.apiKey()[0]), []byte("[redacted]"))...)
 }
 
 // checkRetry is the retry policy: connection errors, bodies cut short, 429

@@ -244,12 +244,14 @@ type walk struct {
 	drift  *driftGuard
 }
 
-// fetch is a page request in flight (or already answered).
+// fetch is a page request in flight, or already answered: a synchronous
+// fetch has its result and no channel.
 type fetch struct {
 	u       *url.URL
 	planned bool // built by the parallel plan, not given by the server
 	done    chan fetchResult
 	cancel  context.CancelFunc
+	result  fetchResult
 }
 
 type fetchResult struct {
@@ -267,13 +269,13 @@ func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, err
 		wg.Wait()
 	}()
 	start := func(u *url.URL, async, planned bool) fetch {
-		fctx, fcancel := context.WithCancel(ctx)
-		f := fetch{u: u, planned: planned, done: make(chan fetchResult, 1), cancel: fcancel}
+		f := fetch{u: u, planned: planned, cancel: func() {}}
 		if !async {
-			p, err := w.c.getPage(fctx, u, w.labels)
-			f.done <- fetchResult{p, err}
+			f.result.page, f.result.err = w.c.getPage(ctx, u, w.labels)
 			return f
 		}
+		fctx, fcancel := context.WithCancel(ctx)
+		f.cancel, f.done = fcancel, make(chan fetchResult, 1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -295,8 +297,11 @@ func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, err
 	queue := []fetch{start(first, false, false)}
 	for isFirst := true; len(queue) > 0; isFirst = false {
 		f := queue[0]
-		queue = queue[1:]
-		r := <-f.done
+		queue = slices.Delete(queue, 0, 1) // keeps the capacity: no allocation per page
+		r := f.result
+		if f.done != nil {
+			r = <-f.done
+		}
 		f.cancel()
 		if r.err != nil {
 			yield(nil, r.err)
@@ -366,8 +371,7 @@ func (c *Client) follow(u *url.URL, page *Page) (next *url.URL, more bool, err e
 	if page.Next == "" || len(page.Nodes) == 0 {
 		return nil, false, nil
 	}
-	q := u.Query()
-	if limit, err := strconv.Atoi(q.Get("limit")); err == nil && len(page.Nodes) < limit {
+	if limit, err := strconv.Atoi(queryValue(u.RawQuery, "limit")); err == nil && len(page.Nodes) < limit {
 		return nil, false, nil
 	}
 	next, err = c.parseNext(page.Next)
@@ -377,8 +381,8 @@ func (c *Client) follow(u *url.URL, page *Page) (next *url.URL, more bool, err e
 	if next.EscapedPath() != u.EscapedPath() {
 		return nil, false, fmt.Errorf("%w: next URL is for %s, not %s", ErrBadNext, next.Path, u.Path)
 	}
-	if skipOf(next) <= skipOf(u) {
-		return nil, false, fmt.Errorf("%w: next URL does not advance skip (%d after %d)", ErrBadNext, skipOf(next), skipOf(u))
+	if from, to := skipOf(u), skipOf(next); to <= from {
+		return nil, false, fmt.Errorf("%w: next URL does not advance skip (%d after %d)", ErrBadNext, to, from)
 	}
 	return next, true, nil
 }
@@ -397,10 +401,11 @@ func (c *Client) parseNext(next string) (*url.URL, error) {
 		return nil, fmt.Errorf("%w: next URL is on %s://%s, not the client's origin %s://%s; the API key is only sent there", ErrBadNext, u.Scheme, u.Host, c.base.Scheme, c.base.Host)
 	}
 	rest, ok := strings.CutPrefix(u.EscapedPath(), c.base.EscapedPath()+"/v1/")
-	segs := strings.Split(rest, "/")
+	gallery, galleries := strings.CutPrefix(rest, "galleries/")
+	gallery, posts := strings.CutSuffix(gallery, "/posts")
 	switch {
 	case ok && (rest == "posts" || rest == "inbox"):
-	case ok && len(segs) == 3 && segs[0] == "galleries" && segs[1] != "" && segs[2] == "posts":
+	case ok && galleries && posts && gallery != "" && !strings.Contains(gallery, "/"):
 	default:
 		return nil, fmt.Errorf("%w: next URL path %q is not a list endpoint under %q", ErrBadNext, u.Path, c.base.Path)
 	}
@@ -409,12 +414,37 @@ func (c *Client) parseNext(next string) (*url.URL, error) {
 }
 
 func skipOf(u *url.URL) int {
-	n, _ := strconv.Atoi(u.Query().Get("skip"))
+	n, _ := strconv.Atoi(queryValue(u.RawQuery, "skip"))
 	return n
 }
 
 func wantsLabels(u *url.URL) bool {
-	return slices.Contains(strings.Split(u.Query().Get("include"), ","), string(IncludeLabels))
+	return slices.Contains(strings.Split(queryValue(u.RawQuery, "include"), ","), string(IncludeLabels))
+}
+
+// queryValue returns the first value of key in a raw query, as url.Values'
+// Get would, without building the map: it runs once per page.
+func queryValue(rawQuery, key string) string {
+	for rawQuery != "" {
+		var pair string
+		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
+		k, v, _ := strings.Cut(pair, "=")
+		if k == key || strings.ContainsAny(k, "%+") && unescapeQuery(k) == key {
+			return unescapeQuery(v)
+		}
+	}
+	return ""
+}
+
+func unescapeQuery(s string) string {
+	if !strings.ContainsAny(s, "%+") {
+		return s
+	}
+	u, err := url.QueryUnescape(s)
+	if err != nil {
+		return ""
+	}
+	return u
 }
 
 // parallelPlan hands out the URLs of the pages after the first one, built

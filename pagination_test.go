@@ -399,6 +399,9 @@ func TestNextPageRefusesForeignURLs(t *testing.T) {
 		"::not a url",
 		srv.URL + "/v2/posts",
 		srv.URL + "/v1/galleries//posts",
+		srv.URL + "/v1/x/posts",
+		srv.URL + "/v1/galleries/a/b/posts",
+		srv.URL + "/v1/galleries/a/inbox",
 	} {
 		_, err := c.NextPage(context.Background(), next)
 		assert.ErrorIs(t, err, ugc.ErrBadNext, next)

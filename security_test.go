@@ -9,6 +9,7 @@ package ugc_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -394,5 +395,35 @@ func TestPlainHTTPOnlyToLoopback(t *testing.T) {
 			require.NoError(t, err, "WithInsecureHTTP accepts any host")
 			assert.Equal(t, "http", c.BaseURL().Scheme)
 		})
+	}
+}
+
+// TestEchoedKeyIsRedacted: a server or proxy that echoes the key in an error
+// body does not make it reach the error.
+func TestEchoedKeyIsRedacted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status int
+		body   string
+	}{
+		{http.StatusUnauthorized, `"Invalid key ` + secretKey + `"`},
+		{http.StatusOK, `<html>key=` + secretKey + `</html>`},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(tc.status)
+			_, _ = io.WriteString(w, tc.body)
+		}))
+		t.Cleanup(srv.Close)
+		c, err := ugc.NewClient(srv.URL, secretKey, ugc.WithRetryMax(0))
+		require.NoError(t, err)
+		_, err = c.Posts(context.Background(), nil)
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), secretKey)
+		assert.Contains(t, err.Error(), "[redacted]")
+		var apiErr *ugc.APIError
+		if errors.As(err, &apiErr) {
+			assert.NotContains(t, string(apiErr.Body), secretKey)
+			assert.NotContains(t, apiErr.Message, secretKey)
+		}
 	}
 }

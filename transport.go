@@ -66,8 +66,8 @@ func defaultTransport() http.RoundTripper {
 	return t
 }
 
-// keyTransport attaches the API key to requests for the base URL's origin
-// and bounds each attempt by timeout (0: unbounded).
+// keyTransport confines the API key to the base URL's origin and bounds each
+// attempt by timeout (0: unbounded).
 type keyTransport struct {
 	next    http.RoundTripper
 	base    *url.URL
@@ -80,15 +80,28 @@ func (t *keyTransport) Format(f fmt.State, _ rune) {
 	_, _ = io.WriteString(f, "ugc.keyTransport{base: "+t.base.String()+"}")
 }
 
+// RoundTrip sends req with the key if, and only if, req is for the base
+// URL's origin. The caller's request is never changed: a request that
+// already carries exactly what it should (the client's own requests set the
+// key) goes out as it is, any other is copied first.
 func (t *keyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	want := ""
+	if sameOrigin(req.URL, t.base) {
+		want = t.key
+	}
 	ctx, cancel := req.Context(), context.CancelFunc(nil)
 	if t.timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, t.timeout)
 	}
-	r := req.Clone(ctx)
-	r.Header.Del(apiKeyHeader)
-	if sameOrigin(req.URL, t.base) {
-		r.Header.Set(apiKeyHeader, t.key)
+	r := req
+	if have := req.Header[canonicalKeyHeader]; len(have) != 1 || have[0] != want {
+		r = req.Clone(ctx)
+		delete(r.Header, canonicalKeyHeader)
+		if want != "" {
+			r.Header[canonicalKeyHeader] = []string{want}
+		}
+	} else if cancel != nil {
+		r = req.WithContext(ctx)
 	}
 	resp, err := t.next.RoundTrip(r)
 	if cancel != nil {

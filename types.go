@@ -1,11 +1,14 @@
 package ugc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // MediaType is the media type of a post. The contract names IMAGE and VIDEO as
@@ -127,10 +130,50 @@ type Page struct {
 // errMissing reports a required field that a response left out.
 var errMissing = errors.New("required field is missing")
 
+// pageJSON is the envelope as decoded: its fields record whether they were
+// present, so a missing one is an error rather than a zero.
 type pageJSON struct {
-	Count *int            `json:"count"`
-	Next  json.RawMessage `json:"next"`
-	Nodes []Post          `json:"nodes"`
+	Count countField `json:"count"`
+	Next  nextField  `json:"next"`
+	Nodes []Post     `json:"nodes"`
+}
+
+// countField is a required JSON integer.
+type countField struct {
+	set   bool
+	value int
+}
+
+func (f *countField) UnmarshalJSON(b []byte) error {
+	n, err := strconv.Atoi(string(b))
+	switch {
+	case err == nil:
+	case b[0] == '"':
+		return fmt.Errorf("count: a string (%s) where an integer is required", snippet(b))
+	default:
+		return fmt.Errorf("count: %s is not an integer", snippet(b))
+	}
+	f.set, f.value = true, n
+	return nil
+}
+
+// nextField is a required JSON string or null.
+type nextField struct {
+	set   bool
+	value string
+}
+
+func (f *nextField) UnmarshalJSON(b []byte) error {
+	f.set = true
+	switch {
+	case string(b) == "null":
+		f.value = ""
+		return nil
+	case len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b):
+		f.value = string(b[1 : len(b)-1]) // no escapes: the text is the value
+		return nil
+	}
+	return json.Unmarshal(b, &f.value)
 }
 
 // MarshalJSON writes the contract's envelope, with "next": null for an
@@ -138,13 +181,9 @@ type pageJSON struct {
 // (Post itself has no MarshalJSON, so a struct that embeds it encodes all
 // its fields.)
 func (p Page) MarshalJSON() ([]byte, error) {
-	next := json.RawMessage("null")
+	var next *string
 	if p.Next != "" {
-		b, err := json.Marshal(p.Next)
-		if err != nil {
-			return nil, err
-		}
-		next = b
+		next = &p.Next
 	}
 	nodes := p.Nodes
 	if nodes == nil {
@@ -163,7 +202,11 @@ func (p Page) MarshalJSON() ([]byte, error) {
 			break
 		}
 	}
-	return json.Marshal(pageJSON{Count: &p.Count, Next: next, Nodes: nodes})
+	return json.Marshal(struct {
+		Count int     `json:"count"`
+		Next  *string `json:"next"`
+		Nodes []Post  `json:"nodes"`
+	}{p.Count, next, nodes})
 }
 
 // UnmarshalJSON reads the contract's envelope and checks that it and every
@@ -185,27 +228,21 @@ func decodePage(data []byte) (*Page, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, err
 	}
-	if raw.Count == nil {
+	if !raw.Count.set {
 		return nil, fmt.Errorf("count: %w", errMissing)
 	}
-	if raw.Next == nil {
+	if !raw.Next.set {
 		return nil, fmt.Errorf("next: %w", errMissing)
 	}
 	if raw.Nodes == nil {
 		return nil, fmt.Errorf("nodes: %w", errMissing)
-	}
-	var next string
-	if string(raw.Next) != "null" {
-		if err := json.Unmarshal(raw.Next, &next); err != nil {
-			return nil, fmt.Errorf("next: %w", err)
-		}
 	}
 	for i := range raw.Nodes {
 		if err := raw.Nodes[i].checkRequired(); err != nil {
 			return nil, fmt.Errorf("nodes[%d].%w", i, err)
 		}
 	}
-	return &Page{Count: *raw.Count, Next: next, Nodes: raw.Nodes}, nil
+	return &Page{Count: raw.Count.value, Next: raw.Next.value, Nodes: raw.Nodes}, nil
 }
 
 // checkRequired reports the first required field of the post that the
