@@ -274,8 +274,11 @@ func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, err
 			f.result.page, f.result.err = w.c.getPage(ctx, u, w.labels)
 			return f
 		}
-		fctx, fcancel := context.WithCancel(ctx)
-		f.cancel, f.done = fcancel, make(chan fetchResult, 1)
+		fctx := ctx
+		if planned { // only planned fetches are ever abandoned one by one
+			fctx, f.cancel = context.WithCancel(ctx)
+		}
+		f.done = make(chan fetchResult, 1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

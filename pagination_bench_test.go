@@ -4,14 +4,13 @@ package ugc_test
 // iteration). Results and the commands that produced them are recorded in
 // BENCHMARKS.md. Run them with:
 //
-//	go test -run '^$' -bench 'Iterate|DecodePage|HeapWhileIterating' -benchtime 1x -count 5 .
+//	go test -run '^$' -bench 'Iterate|HeapWhileIterating' -benchtime 1x -count 5 .
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -190,31 +189,4 @@ func liveHeap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
-}
-
-// BenchmarkDecodePage decodes one 25-post page from bytes with the SDK's
-// checked decoder and with plain encoding/json into the naive envelope.
-func BenchmarkDecodePage(b *testing.B) {
-	body, err := os.ReadFile("testdata/bench/page25.json")
-	require.NoError(b, err)
-	b.Run("sdk", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(len(body)))
-		for b.Loop() {
-			var p ugc.Page
-			if err := json.Unmarshal(body, &p); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("naive", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(len(body)))
-		for b.Loop() {
-			var p naivePage
-			if err := json.Unmarshal(body, &p); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

@@ -383,10 +383,13 @@ func TestSequentialWalkReusesItsConnection(t *testing.T) {
 func countingTransport() (*http.Transport, *atomic.Int32) {
 	var dials atomic.Int32
 	dialer := &net.Dialer{}
-	return &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		dials.Add(1)
-		return dialer.DialContext(ctx, network, addr)
-	}}, &dials
+	return &http.Transport{
+		MaxIdleConnsPerHost: 32, // as the client's default transport: parallel walks keep theirs
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			return dialer.DialContext(ctx, network, addr)
+		},
+	}, &dials
 }
 
 func TestNextPageRefusesForeignURLs(t *testing.T) {

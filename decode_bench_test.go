@@ -1,0 +1,43 @@
+package ugc
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// BenchmarkDecodePage decodes one 25-post page from bytes as the client
+// does (decodePage: one pass, every required field checked) and as the
+// naive loop does (encoding/json into a plain envelope). Recorded in
+// BENCHMARKS.md:
+//
+//	go test -run '^$' -bench DecodePage -benchtime 3s -count 3 .
+func BenchmarkDecodePage(b *testing.B) {
+	body, err := os.ReadFile("testdata/bench/page25.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			if _, err := decodePage(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("naive", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			var p struct {
+				Count int     `json:"count"`
+				Next  *string `json:"next"`
+				Nodes []Post  `json:"nodes"`
+			}
+			if err := json.Unmarshal(body, &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
