@@ -264,27 +264,47 @@ type fetchResult struct {
 func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, error) bool) {
 	ctx, cancel := context.WithCancel(parent)
 	var wg sync.WaitGroup
+	// ahead is the prefetching goroutine's queue: one walk, one goroutine,
+	// at most one page in flight, so prefetching costs nothing per page.
+	var ahead chan *url.URL
+	aheadDone := make(chan fetchResult, 1)
 	defer func() {
 		cancel()
+		if ahead != nil {
+			close(ahead)
+		}
 		wg.Wait()
 	}()
 	start := func(u *url.URL, async, planned bool) fetch {
 		f := fetch{u: u, planned: planned, cancel: func() {}}
-		if !async {
+		switch {
+		case !async:
 			f.result.page, f.result.err = w.c.getPage(ctx, u, w.labels)
-			return f
-		}
-		fctx := ctx
-		if planned { // only planned fetches are ever abandoned one by one
+		case !planned:
+			if ahead == nil {
+				ahead = make(chan *url.URL)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for u := range ahead {
+						p, err := w.c.getPage(ctx, u, w.labels)
+						aheadDone <- fetchResult{p, err}
+					}
+				}()
+			}
+			ahead <- u
+			f.done = aheadDone
+		default: // planned: each on its own, as it may be abandoned alone
+			var fctx context.Context
 			fctx, f.cancel = context.WithCancel(ctx)
+			f.done = make(chan fetchResult, 1)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p, err := w.c.getPage(fctx, u, w.labels)
+				f.done <- fetchResult{p, err}
+			}()
 		}
-		f.done = make(chan fetchResult, 1)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p, err := w.c.getPage(fctx, u, w.labels)
-			f.done <- fetchResult{p, err}
-		}()
 		return f
 	}
 	abandon := func(queue []fetch) {
