@@ -69,6 +69,11 @@ type iterConfig struct {
 // next page is already in flight while the caller handles the current one,
 // so a consumer that does work per page pays for the network only once. The
 // cost is at most one page fetched and discarded when the loop breaks.
+//
+// It is on by default because it costs nothing measurable otherwise: in
+// BENCHMARKS.md a walk of 800 pages with 10 ms of latency takes the same
+// time and allocations as a hand-written loop with an instant consumer, and
+// 1.9 times less than it with a consumer that spends 10 ms per page.
 func WithPrefetch(on bool) IterOption { return func(c *iterConfig) { c.prefetch = on } }
 
 // WithConcurrency fetches pages in parallel, with at most n requests in
