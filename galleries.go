@@ -3,6 +3,7 @@ package ugc
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode"
 )
@@ -24,6 +25,16 @@ type GalleryPostsParams struct {
 // Errors are those of [Client.Posts]; an empty ID, ".", ".." or one with
 // control characters or spaces wraps [ErrInvalidParams].
 func (c *Client) GalleryPosts(ctx context.Context, galleryID string, params *GalleryPostsParams) (*Page, error) {
+	u, err := c.galleryPostsURL(galleryID, params)
+	if err != nil {
+		return nil, err
+	}
+	return c.getPage(ctx, u, false)
+}
+
+// galleryPostsURL checks the ID and params and returns the URL of the page
+// they ask for.
+func (c *Client) galleryPostsURL(galleryID string, params *GalleryPostsParams) (*url.URL, error) {
 	if err := checkGalleryID(galleryID); err != nil {
 		return nil, err
 	}
@@ -35,11 +46,7 @@ func (c *Client) GalleryPosts(ctx context.Context, galleryID string, params *Gal
 		return nil, err
 	}
 	p.Limit = limitOrMax(p.Limit)
-	u, err := c.endpoint(&p, "galleries", galleryID, "posts")
-	if err != nil {
-		return nil, err
-	}
-	return c.getPage(ctx, u, false)
+	return c.endpoint(&p, "galleries", galleryID, "posts")
 }
 
 func checkGalleryID(id string) error {

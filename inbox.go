@@ -1,6 +1,9 @@
 package ugc
 
-import "context"
+import (
+	"context"
+	"net/url"
+)
 
 // InboxParams are the query parameters of [Client.Inbox]. The inbox takes no
 // market, filter or include.
@@ -15,6 +18,15 @@ type InboxParams struct {
 // params may be nil. Each post's UploadedBy carries the submitting member's
 // Email. Errors are those of [Client.Posts].
 func (c *Client) Inbox(ctx context.Context, params *InboxParams) (*Page, error) {
+	u, err := c.inboxURL(params)
+	if err != nil {
+		return nil, err
+	}
+	return c.getPage(ctx, u, false)
+}
+
+// inboxURL checks params and returns the URL of the page they ask for.
+func (c *Client) inboxURL(params *InboxParams) (*url.URL, error) {
 	p := InboxParams{}
 	if params != nil {
 		p = *params
@@ -23,9 +35,5 @@ func (c *Client) Inbox(ctx context.Context, params *InboxParams) (*Page, error) 
 		return nil, err
 	}
 	p.Limit = limitOrMax(p.Limit)
-	u, err := c.endpoint(&p, "inbox")
-	if err != nil {
-		return nil, err
-	}
-	return c.getPage(ctx, u, false)
+	return c.endpoint(&p, "inbox")
 }

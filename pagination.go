@@ -116,53 +116,17 @@ func (c *Client) NextPage(ctx context.Context, next string) (*Page, error) {
 // PostsPages iterates over the pages of [Client.Posts], from params (which it
 // does not change) to the end. It yields an error at most once, then stops.
 func (c *Client) PostsPages(ctx context.Context, params *PostsParams, opts ...IterOption) iter.Seq2[*Page, error] {
-	first := func() (*url.URL, error) {
-		p := PostsParams{}
-		if params != nil {
-			p = *params
-		}
-		if err := p.validate(); err != nil {
-			return nil, err
-		}
-		p.Limit = limitOrMax(p.Limit)
-		return c.endpoint(&p, "posts")
-	}
-	return c.pages(ctx, first, opts)
+	return c.pages(ctx, func() (*url.URL, error) { return c.postsURL(params) }, opts)
 }
 
 // GalleryPostsPages iterates over the pages of [Client.GalleryPosts].
 func (c *Client) GalleryPostsPages(ctx context.Context, galleryID string, params *GalleryPostsParams, opts ...IterOption) iter.Seq2[*Page, error] {
-	first := func() (*url.URL, error) {
-		if err := checkGalleryID(galleryID); err != nil {
-			return nil, err
-		}
-		p := GalleryPostsParams{}
-		if params != nil {
-			p = *params
-		}
-		if err := checkPaging(p.Limit, p.Skip); err != nil {
-			return nil, err
-		}
-		p.Limit = limitOrMax(p.Limit)
-		return c.endpoint(&p, "galleries", galleryID, "posts")
-	}
-	return c.pages(ctx, first, opts)
+	return c.pages(ctx, func() (*url.URL, error) { return c.galleryPostsURL(galleryID, params) }, opts)
 }
 
 // InboxPages iterates over the pages of [Client.Inbox].
 func (c *Client) InboxPages(ctx context.Context, params *InboxParams, opts ...IterOption) iter.Seq2[*Page, error] {
-	first := func() (*url.URL, error) {
-		p := InboxParams{}
-		if params != nil {
-			p = *params
-		}
-		if err := checkPaging(p.Limit, p.Skip); err != nil {
-			return nil, err
-		}
-		p.Limit = limitOrMax(p.Limit)
-		return c.endpoint(&p, "inbox")
-	}
-	return c.pages(ctx, first, opts)
+	return c.pages(ctx, func() (*url.URL, error) { return c.inboxURL(params) }, opts)
 }
 
 // AllPosts iterates over every approved post matching params, following

@@ -3,7 +3,7 @@ package ugc
 import (
 	"context"
 	"fmt"
-	"slices"
+	"net/url"
 )
 
 // Include names a relationship that a posts request adds to each post.
@@ -27,11 +27,6 @@ type PostsParams struct {
 	Include []Include `url:"include,comma,omitempty"`
 }
 
-// includesLabels reports whether the params ask for include=labels.
-func (p *PostsParams) includesLabels() bool {
-	return p != nil && slices.Contains(p.Include, IncludeLabels)
-}
-
 func (p *PostsParams) validate() error {
 	if err := checkPaging(p.Limit, p.Skip); err != nil {
 		return err
@@ -52,6 +47,15 @@ func (p *PostsParams) validate() error {
 // answer; a [*DecodeError] for a body that is not a valid page; ctx.Err()
 // when the context ends.
 func (c *Client) Posts(ctx context.Context, params *PostsParams) (*Page, error) {
+	u, err := c.postsURL(params)
+	if err != nil {
+		return nil, err
+	}
+	return c.getPage(ctx, u, wantsLabels(u))
+}
+
+// postsURL checks params and returns the URL of the page they ask for.
+func (c *Client) postsURL(params *PostsParams) (*url.URL, error) {
 	p := PostsParams{}
 	if params != nil {
 		p = *params
@@ -60,9 +64,5 @@ func (c *Client) Posts(ctx context.Context, params *PostsParams) (*Page, error) 
 		return nil, err
 	}
 	p.Limit = limitOrMax(p.Limit)
-	u, err := c.endpoint(&p, "posts")
-	if err != nil {
-		return nil, err
-	}
-	return c.getPage(ctx, u, p.includesLabels())
+	return c.endpoint(&p, "posts")
 }
