@@ -98,7 +98,8 @@
 //
 // The key is attached to a request only when its scheme, host and port are
 // the base URL's: redirects to another origin are refused, and so are next
-// URLs on another origin. Response bodies are capped
+// URLs on another origin. A server or proxy that echoes the key in an error
+// body has it masked in the error. Response bodies are capped
 // ([WithMaxResponseBytes]).
 //
 // # Testing code that uses this package
