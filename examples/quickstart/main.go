@@ -168,13 +168,23 @@ func printPosts(out io.Writer, posts []ugc.Post) {
 	}
 }
 
+// firstLabel returns the first label on the posts, a named one if any.
 func firstLabel(posts []ugc.Post) (ugc.Label, bool) {
+	var found *ugc.Label
 	for _, p := range posts {
-		if len(p.Labels) > 0 {
-			return p.Labels[0], true
+		for i, l := range p.Labels {
+			if l.Name != nil {
+				return l, true
+			}
+			if found == nil {
+				found = &p.Labels[i]
+			}
 		}
 	}
-	return ugc.Label{}, false
+	if found == nil {
+		return ugc.Label{}, false
+	}
+	return *found, true
 }
 
 func labelName(l ugc.Label) string {
