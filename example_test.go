@@ -33,18 +33,28 @@ const (
 	exampleFeatured = "e7b4b57c0000000000000007" // label "Featured"
 )
 
-// One client per program, built and checked once. NewClient refuses bad
-// input up front, so a typo in the configuration fails at start-up rather
-// than on the first request.
-func ExampleNewClient() {
-	h, err := ugctest.NewHandler(ugctest.DefaultDataset(), "test-key")
+// startFakeAPI serves the fake API of package ugctest, with its default
+// data and the given key, on a loopback port. It returns the base URL to
+// give ugc.NewClient, the handler (for its request log) and a function that
+// stops the server. In a program, the base URL is the real one and the key
+// comes from the environment.
+func startFakeAPI(key string) (baseURL string, h *ugctest.Handler, stop func()) {
+	h, err := ugctest.NewHandler(ugctest.DefaultDataset(), key)
 	if err != nil {
 		log.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
-	defer srv.Close()
+	return srv.URL, h, srv.Close
+}
 
-	client, err := ugc.NewClient(srv.URL, "test-key",
+// One client per program, built and checked once. NewClient refuses bad
+// input up front, so a typo in the configuration fails at start-up rather
+// than on the first request.
+func ExampleNewClient() {
+	baseURL, _, stop := startFakeAPI("test-key")
+	defer stop()
+
+	client, err := ugc.NewClient(baseURL, "test-key",
 		ugc.WithUserAgent("my-app/1.0"), // the User-Agent becomes "ugc-go/<version> my-app/1.0"
 		ugc.WithRetryMax(2),             // retry 429, 5xx and connection errors twice
 	)
@@ -75,13 +85,9 @@ func ExampleNewClient() {
 // post's labels. Labels lists every available label of a post, whatever the
 // filter; an unnamed label has a nil Name.
 func ExampleClient_Posts() {
-	h, err := ugctest.NewHandler(ugctest.DefaultDataset(), "test-key")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	client, err := ugc.NewClient(srv.URL, "test-key")
+	baseURL, _, stop := startFakeAPI("test-key")
+	defer stop()
+	client, err := ugc.NewClient(baseURL, "test-key")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -118,13 +124,9 @@ func ExampleClient_Posts() {
 // text and tagged products come in the market's language where it has them,
 // and in the stored language otherwise.
 func ExampleClient_GalleryPosts() {
-	h, err := ugctest.NewHandler(ugctest.DefaultDataset(), "test-key")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	client, err := ugc.NewClient(srv.URL, "test-key")
+	baseURL, _, stop := startFakeAPI("test-key")
+	defer stop()
+	client, err := ugc.NewClient(baseURL, "test-key")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -161,13 +163,9 @@ func ExampleClient_GalleryPosts() {
 // The moderation inbox: posts awaiting approval, each with the email of the
 // member who submitted it.
 func ExampleClient_Inbox() {
-	h, err := ugctest.NewHandler(ugctest.DefaultDataset(), "test-key")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	client, err := ugc.NewClient(srv.URL, "test-key")
+	baseURL, _, stop := startFakeAPI("test-key")
+	defer stop()
+	client, err := ugc.NewClient(baseURL, "test-key")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -190,13 +188,9 @@ func ExampleClient_Inbox() {
 // Every post with the label Featured. The loop follows next from page to
 // page (three pages of two here); a break would stop all work at once.
 func ExampleClient_AllPosts() {
-	h, err := ugctest.NewHandler(ugctest.DefaultDataset(), "test-key")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	client, err := ugc.NewClient(srv.URL, "test-key")
+	baseURL, h, stop := startFakeAPI("test-key")
+	defer stop()
+	client, err := ugc.NewClient(baseURL, "test-key")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -223,13 +217,9 @@ func ExampleClient_AllPosts() {
 // next URL carries every parameter of the first request, so the resumed
 // walk needs no params.
 func ExampleClient_PostsPages() {
-	h, err := ugctest.NewHandler(ugctest.DefaultDataset(), "test-key")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	client, err := ugc.NewClient(srv.URL, "test-key")
+	baseURL, _, stop := startFakeAPI("test-key")
+	defer stop()
+	client, err := ugc.NewClient(baseURL, "test-key")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -275,13 +265,9 @@ func ExampleClient_PostsPages() {
 // empty. NextPage follows only URLs on the client's own origin, so the API
 // key never goes anywhere else.
 func ExampleClient_NextPage() {
-	h, err := ugctest.NewHandler(ugctest.DefaultDataset(), "test-key")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	client, err := ugc.NewClient(srv.URL, "test-key")
+	baseURL, _, stop := startFakeAPI("test-key")
+	defer stop()
+	client, err := ugc.NewClient(baseURL, "test-key")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -355,13 +341,9 @@ func ExampleParseFilter() {
 // status. Here the key is wrong; a 401 is never retried, and no error text
 // shows the key.
 func ExampleAPIError() {
-	h, err := ugctest.NewHandler(ugctest.DefaultDataset(), "right-key")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	client, err := ugc.NewClient(srv.URL, "wrong-key")
+	baseURL, h, stop := startFakeAPI("right-key")
+	defer stop()
+	client, err := ugc.NewClient(baseURL, "wrong-key")
 	if err != nil {
 		log.Fatal(err)
 	}
