@@ -36,8 +36,8 @@
 // # Decisions
 //
 // Where the contract is silent or inconsistent, the fake decides as
-// follows. The package tests pin most of these (not yet: repeated
-// parameters, "labels,labels", the https scheme of next).
+// follows. Tests pin each of these: the package tests, and for the
+// cmd/ugcfake key that command's tests.
 //
 //	Subject                          Decision
 //	-------------------------------  ----------------------------------------------------------------
@@ -52,7 +52,9 @@
 //	                                 "abc" included); all three endpoints.
 //	skip < 0 or not an integer       400 "skip must be an integer of at least 0"; "nullable" in §4.1
 //	                                 means the parameter may be left out (then 0). Huge skip: empty.
-//	Repeated parameter               the first value counts.
+//	Repeated parameter               the first value counts (an invalid later value is ignored, an
+//	                                 invalid first one is 400). next has limit and skip once and
+//	                                 keeps every value of the other parameters, in order.
 //	Unknown parameters               ignored; kept in next. market/filter/include on the inbox and
 //	                                 filter/include on a gallery are ignored (not parameters there).
 //	skip >= count                    200 with nodes [] and next null.
