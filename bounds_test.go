@@ -207,7 +207,7 @@ func TestMalformedPageMidWalk(t *testing.T) {
 			t.Cleanup(srv.Close)
 			c, err := ugc.NewClient(srv.URL, secretKey, ugc.WithRetryWait(0, 0))
 			require.NoError(t, err)
-			for _, mode := range walkModes {
+			for _, mode := range iterModes {
 				ids, err := collectIDs(c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 5}, mode.opts...))
 				assert.Equal(t, []string{"p00", "p01", "p02", "p03", "p04", "p05", "p06", "p07", "p08", "p09"}, ids, mode.name)
 				var de *ugc.DecodeError

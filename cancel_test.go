@@ -194,7 +194,7 @@ func TestCancelEndsTheWaitBetweenAttempts(t *testing.T) {
 // two while another goroutine cancels once a stalled request has arrived.
 func TestCancelEndsAWalkWaitingForAStalledPage(t *testing.T) {
 	t.Parallel()
-	for _, mode := range walkModes {
+	for _, mode := range iterModes {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			// The hook runs once the first request's answer is decided and

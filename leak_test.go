@@ -47,7 +47,7 @@ func leakCase(t *testing.T, onFirst func(*ugctest.Handler)) (*observedServer, *u
 }
 
 func TestNoGoroutineLeftWhenAWalkEnds(t *testing.T) {
-	for _, mode := range walkModes {
+	for _, mode := range iterModes {
 		t.Run("full walk/"+mode.name, func(t *testing.T) {
 			_, c, verify := leakCase(t, nil)
 			defer verify()

@@ -331,7 +331,7 @@ func TestRedirectsNeverCarryTheKeyToAnotherOrigin(t *testing.T) {
 		})
 		wc, err := ugc.NewClient(w.URL, secretKey, ugc.WithRetryWait(0, 0))
 		require.NoError(t, err)
-		for _, mode := range walkModes {
+		for _, mode := range iterModes {
 			var ids []string
 			var errs []error
 			for p, err := range wc.AllPosts(ctx, &ugc.PostsParams{Limit: 1}, mode.opts...) {

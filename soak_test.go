@@ -18,16 +18,6 @@ import (
 	"github.com/ugcposts/ugc-go/ugctest"
 )
 
-// walkModes are the iteration modes of the hardening tests.
-var walkModes = []struct {
-	name string
-	opts []ugc.IterOption
-}{
-	{"sequential", []ugc.IterOption{ugc.WithPrefetch(false)}},
-	{"prefetch", nil},
-	{"parallel-8", []ugc.IterOption{ugc.WithConcurrency(8)}},
-}
-
 // retryAfterRecorder is the transport under the client: it counts the
 // Retry-After values of the 429 answers the client actually received.
 type retryAfterRecorder struct {
@@ -105,7 +95,7 @@ func TestSoakUnderFaultsLosesNothing(t *testing.T) {
 	}
 	require.Len(t, want, n)
 
-	for i, mode := range walkModes {
+	for i, mode := range iterModes {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			srv := ugctest.NewServer(t, ugctest.WithDataset(ds), ugctest.WithRequestLogLimit(-1))
