@@ -238,3 +238,26 @@ func TestCancelEndsAWalkWaitingForAStalledPage(t *testing.T) {
 		})
 	}
 }
+
+// TestAttemptTimeoutRetriesAStalledAttempt: an attempt that stalls past
+// WithAttemptTimeout is abandoned and retried, and the call succeeds with
+// the caller's context untouched.
+func TestAttemptTimeoutRetriesAStalledAttempt(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t)
+	srv.FailNext(1, ugctest.Stall(time.Hour))
+	c := srv.Client(ugc.WithAttemptTimeout(100*time.Millisecond), ugc.WithRetryMax(2))
+
+	page, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 5})
+	require.NoError(t, err)
+	assert.Len(t, page.Nodes, 5)
+	// The stalled request is logged when its handler notices the client
+	// left, which may be after the retry: compare as a set.
+	require.Eventually(t, func() bool { return len(srv.Requests()) == 2 }, 10*time.Second, time.Millisecond,
+		"the stalled attempt and the retry")
+	var faults []ugctest.FaultKind
+	for _, r := range srv.Requests() {
+		faults = append(faults, r.Fault)
+	}
+	assert.ElementsMatch(t, []ugctest.FaultKind{ugctest.FaultStall, 0 /* none */}, faults)
+}
