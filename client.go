@@ -414,7 +414,11 @@ func (c *Client) decodeError(path string, status int, body []byte, err error) er
 // redact returns a copy of a body that an error keeps, with the API key
 // masked in case a server or proxy echoed it.
 func (c *Client) redact(body []byte) []byte {
-	return append([]byte{}, bytes.ReplaceAll(body, []byte(c.apiKey()[0]), []byte("[redacted]"))...)
+	out := bytes.ReplaceAll(body, []byte(c.apiKey()[0]), []byte("[redacted]"))
+	if out == nil {
+		return []byte{} // an empty body stays empty, not nil
+	}
+	return out
 }
 
 // checkRetry is the retry policy: connection errors, bodies cut short, 429

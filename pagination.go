@@ -114,17 +114,21 @@ func (c *Client) NextPage(ctx context.Context, next string) (*Page, error) {
 }
 
 // PostsPages iterates over the pages of [Client.Posts], from params (which it
-// does not change) to the end. It yields an error at most once, then stops.
+// does not change) to the end, for a job that checkpoints [Page.Next]. It
+// yields an error at most once, then stops; the errors are those of
+// [Client.AllPosts].
 func (c *Client) PostsPages(ctx context.Context, params *PostsParams, opts ...IterOption) iter.Seq2[*Page, error] {
 	return c.pages(ctx, func() (*url.URL, error) { return c.postsURL(params) }, opts)
 }
 
-// GalleryPostsPages iterates over the pages of [Client.GalleryPosts].
+// GalleryPostsPages iterates over the pages of [Client.GalleryPosts], as
+// [Client.PostsPages].
 func (c *Client) GalleryPostsPages(ctx context.Context, galleryID string, params *GalleryPostsParams, opts ...IterOption) iter.Seq2[*Page, error] {
 	return c.pages(ctx, func() (*url.URL, error) { return c.galleryPostsURL(galleryID, params) }, opts)
 }
 
-// InboxPages iterates over the pages of [Client.Inbox].
+// InboxPages iterates over the pages of [Client.Inbox], as
+// [Client.PostsPages].
 func (c *Client) InboxPages(ctx context.Context, params *InboxParams, opts ...IterOption) iter.Seq2[*Page, error] {
 	return c.pages(ctx, func() (*url.URL, error) { return c.inboxURL(params) }, opts)
 }
