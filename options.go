@@ -1,0 +1,142 @@
+package ugc
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Defaults of the options, documented on each option.
+const (
+	DefaultRetryMax         = 4
+	DefaultRetryWaitMin     = 500 * time.Millisecond
+	DefaultRetryWaitMax     = 20 * time.Second
+	DefaultAttemptTimeout   = 30 * time.Second
+	DefaultMaxResponseBytes = 8 << 20
+)
+
+// Option configures a [Client] in [NewClient].
+type Option func(*options) error
+
+type options struct {
+	httpClient     *http.Client
+	retryMax       int
+	waitMin        time.Duration
+	waitMax        time.Duration
+	attemptTimeout time.Duration
+	logger         *slog.Logger
+	uaSuffix       string
+	maxBody        int64
+	insecureHTTP   bool
+}
+
+// WithHTTPClient sets the *http.Client that sends each attempt, under the
+// retry layer. The client is copied, not changed: the copy refuses redirects
+// to another origin and attaches the API key only to requests for the base
+// URL's origin. Its Timeout, if set, bounds each attempt and takes the place
+// of [WithAttemptTimeout]. Use it to set a proxy, TLS settings, or a test
+// transport. Because the client is copied here, anything that wraps its
+// Transport (such as gock.InterceptClient) must do so before NewClient, and
+// the client should have a Transport of its own (gock panics on a nil one).
+// See the package documentation on testing.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(o *options) error {
+		if hc == nil {
+			return errors.New("WithHTTPClient: nil *http.Client")
+		}
+		o.httpClient = hc
+		return nil
+	}
+}
+
+// WithRetryMax sets how many times a failed attempt is retried (0 disables
+// retries). Default: [DefaultRetryMax]. Retried: connection errors, bodies
+// cut short, 429 and 5xx other than 501. Never retried: other 4xx.
+func WithRetryMax(n int) Option {
+	return func(o *options) error {
+		if n < 0 {
+			return fmt.Errorf("WithRetryMax: negative count %d", n)
+		}
+		o.retryMax = n
+		return nil
+	}
+}
+
+// WithRetryWait sets the bounds of the wait between attempts. The n-th retry
+// waits a random time between half and all of min·2ⁿ, capped at max; a
+// Retry-After header (seconds or HTTP date) on a 429 or 503 is honoured up to
+// max. Defaults: [DefaultRetryWaitMin], [DefaultRetryWaitMax]. Zero for both
+// retries at once, which tests use.
+func WithRetryWait(minWait, maxWait time.Duration) Option {
+	return func(o *options) error {
+		if minWait < 0 || maxWait < minWait {
+			return fmt.Errorf("WithRetryWait: need 0 <= min <= max, got %v, %v", minWait, maxWait)
+		}
+		o.waitMin, o.waitMax = minWait, maxWait
+		return nil
+	}
+}
+
+// WithAttemptTimeout bounds each attempt, from sending the request to reading
+// the last byte of the body; an attempt that runs over is retried. Default:
+// [DefaultAttemptTimeout]; 0 leaves attempts unbounded (the context still
+// applies). Ignored when the client given to [WithHTTPClient] has a Timeout.
+func WithAttemptTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return fmt.Errorf("WithAttemptTimeout: negative duration %v", d)
+		}
+		o.attemptTimeout = d
+		return nil
+	}
+}
+
+// WithLogger sends debug lines (each request, each retry) and errors to l.
+// Without it the client writes nothing anywhere. No line carries the API key.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return errors.New("WithLogger: nil *slog.Logger")
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// WithUserAgent appends suffix to the User-Agent, which is
+// "ugc-go/<Version>" alone by default.
+func WithUserAgent(suffix string) Option {
+	return func(o *options) error {
+		if strings.ContainsAny(suffix, "\r\n") {
+			return errors.New("WithUserAgent: suffix contains a line break")
+		}
+		o.uaSuffix = strings.TrimSpace(suffix)
+		return nil
+	}
+}
+
+// WithMaxResponseBytes caps the size of a response body; a larger one is a
+// [*DecodeError]. Default: [DefaultMaxResponseBytes].
+func WithMaxResponseBytes(n int64) Option {
+	return func(o *options) error {
+		if n <= 0 {
+			return fmt.Errorf("WithMaxResponseBytes: need a positive size, got %d", n)
+		}
+		o.maxBody = n
+		return nil
+	}
+}
+
+// WithInsecureHTTP allows a plain http:// base URL on a host that is not a
+// loopback address. The API key then crosses the network in clear text; use
+// it only on a network you trust. Loopback hosts (localhost, 127.0.0.0/8,
+// ::1) are allowed over http:// without it.
+func WithInsecureHTTP() Option {
+	return func(o *options) error {
+		o.insecureHTTP = true
+		return nil
+	}
+}

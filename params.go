@@ -1,0 +1,49 @@
+package ugc
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/google/go-querystring/query"
+)
+
+// MaxLimit is the largest page the API returns (contract §8). A request with
+// no Limit asks for MaxLimit, because the contract states the server's own
+// default inconsistently (25 or 10).
+const MaxLimit = 25
+
+func limitOrMax(limit int) int {
+	if limit == 0 {
+		return MaxLimit
+	}
+	return limit
+}
+
+// checkPaging checks a request's limit (0 meaning unset) and skip.
+func checkPaging(limit, skip int) error {
+	if limit < 0 || limit > MaxLimit {
+		return fmt.Errorf("%w: limit %d is outside 1..%d", ErrInvalidParams, limit, MaxLimit)
+	}
+	if skip < 0 {
+		return fmt.Errorf("%w: skip %d is negative", ErrInvalidParams, skip)
+	}
+	return nil
+}
+
+// endpoint returns the URL of /v1/<segments...> under the base URL, each
+// segment escaped on its own, with params encoded as the query.
+func (c *Client) endpoint(params any, segments ...string) (*url.URL, error) {
+	q, err := query.Values(params)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidParams, err)
+	}
+	u := *c.base
+	u.Path += "/v1"
+	u.RawPath = c.base.EscapedPath() + "/v1"
+	for _, s := range segments {
+		u.Path += "/" + s
+		u.RawPath += "/" + url.PathEscape(s)
+	}
+	u.RawQuery = q.Encode()
+	return &u, nil
+}
