@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"strconv"
@@ -35,7 +36,8 @@ type Client struct {
 	http      *retryablehttp.Client
 	userAgent []string // the User-Agent header's value
 	maxBody   int64
-	bodies    sync.Pool // *pageBody, so a page costs no new buffer
+	logger    *slog.Logger // nil: the client writes nothing
+	bodies    sync.Pool    // *pageBody, so a page costs no new buffer
 }
 
 // NewClient returns a Client for the API at baseURL, authenticating with
@@ -89,7 +91,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		rc.Logger = o.logger // *slog.Logger is a retryablehttp.LeveledLogger
 	}
 	keyHeader := []string{apiKey}
-	return &Client{base: base, apiKey: func() []string { return keyHeader }, http: rc, userAgent: []string{ua}, maxBody: o.maxBody}, nil
+	return &Client{base: base, apiKey: func() []string { return keyHeader }, http: rc, userAgent: []string{ua}, maxBody: o.maxBody, logger: o.logger}, nil
 }
 
 // parseBaseURL checks and normalises the base URL. Its errors never quote
