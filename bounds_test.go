@@ -163,9 +163,9 @@ func TestErrorBodyOverTheCapIsCut(t *testing.T) {
 	}
 }
 
-// TestMalformedPageMidWalk serves two good pages of five posts, then a
-// malformed third: every mode yields the ten good posts, then one
-// *DecodeError, and nothing of the third page.
+// TestMalformedPageMidWalk serves good pages of five posts up to post 9,
+// then a malformed page wherever post 10 would be: every mode yields the
+// ten good posts, then one *DecodeError, and nothing of the bad page.
 func TestMalformedPageMidWalk(t *testing.T) {
 	t.Parallel()
 	const good = `{"id":"ok","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":[]}`
@@ -188,16 +188,17 @@ func TestMalformedPageMidWalk(t *testing.T) {
 			t.Parallel()
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				skip, _ := strconv.Atoi(r.URL.Query().Get("skip"))
+				limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
 				w.Header().Set("Content-Type", "application/json")
-				if skip == 10 {
+				if skip <= 10 && 10 < skip+limit { // the page that holds post 10
 					_, _ = w.Write([]byte(b.body))
 					return
 				}
-				page := ugc.Page{Count: 20, Next: "http://" + r.Host + "/v1/posts?limit=5&skip=" + strconv.Itoa(skip+5)}
-				for i := range 5 {
+				page := ugc.Page{Count: 20, Next: "http://" + r.Host + "/v1/posts?limit=5&skip=" + strconv.Itoa(skip+limit)}
+				for i := range limit {
 					page.Nodes = append(page.Nodes, testPost(fmt.Sprintf("p%02d", skip+i)))
 				}
-				if skip+5 >= 20 {
+				if skip+limit >= 20 {
 					page.Next = ""
 				}
 				body, err := page.MarshalJSON()

@@ -61,6 +61,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool) (*Page, e
 			}
 		}
 	}
+	page.Next = absoluteNext(u, page.Next)
 	return page, nil
 }
 

@@ -1,0 +1,177 @@
+package ugc
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+)
+
+// ErrDrift matches a [*DriftError].
+var ErrDrift = errors.New("ugc: the list changed during iteration")
+
+// DriftError reports that a walk could not go on without risking a post
+// missed or repeated: the order of the list changed, or the walk could not
+// find again where it stood after the list changed. Under [DriftFail] it is
+// also any sign of change: a count that changed, or a page whose posts were
+// not where they were asked for.
+type DriftError struct {
+	Endpoint    string
+	CountBefore int    // count of the earlier pages
+	CountAfter  int    // count of the page that showed the change
+	RepeatedID  string // set when a post came back out of order
+	Reason      string // what was seen, in words
+}
+
+// Error says what changed.
+func (e *DriftError) Error() string {
+	msg := fmt.Sprintf("ugc: %s changed during iteration", e.Endpoint)
+	switch {
+	case e.Reason != "":
+		msg += ": " + e.Reason
+	case e.RepeatedID != "":
+		msg += fmt.Sprintf(": post %s came back on a later page", e.RepeatedID)
+	}
+	return msg + fmt.Sprintf(" (count %d, then %d)", e.CountBefore, e.CountAfter)
+}
+
+// Is reports whether target is [ErrDrift].
+func (e *DriftError) Is(target error) bool { return target == ErrDrift }
+
+// DriftPolicy says what an iterator does when the list changes under it.
+type DriftPolicy int
+
+const (
+	// DriftRepair, the default, keeps the walk exactly-once while posts
+	// are added and removed: each page is placed by the last post already
+	// yielded, and when that post is not where it was, the walk finds it
+	// again (reading back if needed) and goes on after it. Every post that
+	// is in the list for the whole walk is yielded exactly once; a post
+	// added or removed meanwhile may or may not be. This holds as long as
+	// the list keeps a stable order (posts do not move); when the order
+	// changes, the walk ends with a [*DriftError].
+	DriftRepair DriftPolicy = iota
+	// DriftFail ends the iteration with a [*DriftError] at the first sign
+	// of change: a count that differs from the first page's, or a page whose
+	// posts are not where they were asked for.
+	DriftFail
+)
+
+// DriftDropRepeats is the former name of [DriftRepair].
+//
+// Deprecated: use DriftRepair, which does more than drop repeats.
+const DriftDropRepeats = DriftRepair
+
+// cursor knows where a walk stands in the list: which posts it has yielded,
+// in which order, and the last of them, the anchor by which the next page
+// is placed. Its memory grows by one map entry (16 bytes) per post yielded.
+type cursor struct {
+	policy   DriftPolicy
+	endpoint string
+	seed     maphash.Seed
+	seq      map[uint64]int // hash of each yielded post's ID: the order it was yielded in, from 1
+	anchor   string         // ID of the last post yielded; "" before the first
+	yielded  int
+	pos      int  // where the post after the anchor stands in the list, as the last page showed
+	count    int  // count of the first page; -1 before it
+	last     int  // count of the last page
+	changed  bool // the count changed or a page was not where it was asked for
+}
+
+func newCursor(policy DriftPolicy, endpoint string, skip int) *cursor {
+	return &cursor{policy: policy, endpoint: endpoint, seed: maphash.MakeSeed(), seq: make(map[uint64]int, 256), pos: skip, count: -1}
+}
+
+func (c *cursor) key(id string) uint64 { return maphash.String(c.seed, id) }
+
+// placement says which posts of a page are new.
+type placement struct {
+	placed bool // false: the page does not show where the walk stands
+	from   int  // nodes[from:] come after the anchor
+	moved  bool // the anchor was not where it was asked for
+}
+
+// place finds where a page answered for the given skip stands relative to
+// the posts already yielded. The anchor is expected at index pos-1-skip. A
+// page that holds the anchor is placed after it. One that holds only older
+// posts is placed after the latest of them (the posts after it were
+// removed) if posts follow it or the page ends the list. A page that holds
+// none cannot be placed: the caller reads again. Yielded posts that come in
+// another order than they were yielded mean the order changed: a
+// *DriftError.
+func (c *cursor) place(skip int, page *Page) (placement, error) {
+	if c.count < 0 {
+		c.count, c.last = page.Count, page.Count
+	}
+	shrank := page.Count < c.last
+	if page.Count != c.last {
+		c.changed = true
+	}
+	c.last = page.Count
+	if c.policy == DriftFail && page.Count != c.count {
+		return placement{}, c.driftError("the count changed", "")
+	}
+	if c.anchor == "" || len(page.Nodes) == 0 && !shrank {
+		// The first page, or an empty page: the end of the list, unless
+		// posts were removed and those after the anchor moved back.
+		return placement{placed: true}, nil
+	}
+	latest, latestSeq, anchorAt := -1, 0, -1
+	for i := range page.Nodes {
+		s, ok := c.seq[c.key(page.Nodes[i].ID)]
+		if !ok {
+			continue
+		}
+		if s <= latestSeq {
+			return placement{}, c.driftError(fmt.Sprintf("post %s now comes after post %s, the order changed", page.Nodes[i].ID, page.Nodes[latest].ID), page.Nodes[i].ID)
+		}
+		latest, latestSeq = i, s
+		if page.Nodes[i].ID == c.anchor {
+			anchorAt = i
+		}
+	}
+	expected := c.pos - 1 - skip
+	var p placement
+	switch {
+	case anchorAt >= 0:
+		p = placement{placed: true, from: anchorAt + 1, moved: anchorAt != expected}
+	case latest >= 0 && (latest < len(page.Nodes)-1 || page.Next == ""):
+		p = placement{placed: true, from: latest + 1, moved: true}
+	default:
+		p = placement{moved: true}
+	}
+	if p.moved {
+		c.changed = true
+		if c.policy == DriftFail {
+			return placement{}, c.driftError(fmt.Sprintf("post %s is not where it was (page at skip %d)", c.anchor, skip), "")
+		}
+	}
+	return p, nil
+}
+
+// commit records the posts of a placed page from p.from on as yielded and
+// returns them, without any that already was (a server that lists a post
+// twice): the repeats dropped are counted.
+func (c *cursor) commit(skip int, page *Page, p placement) (kept []Post, repeats int) {
+	kept = page.Nodes[p.from:]
+	out := kept[:0]
+	for _, post := range kept {
+		k := c.key(post.ID)
+		if _, dup := c.seq[k]; dup {
+			repeats++
+			continue
+		}
+		c.yielded++
+		c.seq[k] = c.yielded
+		c.anchor = post.ID
+		out = append(out, post)
+	}
+	clear(kept[len(out):])
+	if len(out) > 0 || p.from > 0 {
+		c.pos = skip + len(page.Nodes)
+	}
+	return out, repeats
+}
+
+func (c *cursor) driftError(reason, id string) *DriftError {
+	return &DriftError{Endpoint: c.endpoint, CountBefore: c.count, CountAfter: c.last, RepeatedID: id, Reason: reason}
+}

@@ -1,0 +1,193 @@
+package ugc
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrBadNext matches an error for a next URL the client refuses to follow:
+// one on another origin (the API key would go there), on another endpoint,
+// or one that does not advance skip (an endless loop).
+var ErrBadNext = errors.New("ugc: refused next URL")
+
+// resolveNext reads the next link of a page answered for the request u: a
+// relative reference is resolved against u (RFC 3986), then it must be on
+// the client's origin, for the same endpoint as u, and advance skip. nil
+// means the page has no next link.
+func (c *Client) resolveNext(u *url.URL, next string) (*url.URL, error) {
+	if next == "" {
+		return nil, nil
+	}
+	ref, err := url.Parse(next)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadNext, err)
+	}
+	n, err := c.checkNext(u.ResolveReference(ref))
+	if err != nil {
+		return nil, err
+	}
+	if want, got := pathSegments(u), pathSegments(n); !slices.Equal(want, got) {
+		return nil, fmt.Errorf("%w: next URL is for %s, not %s: %s", ErrBadNext, n.Path, u.Path, segmentDiff(want, got))
+	}
+	if from, to := skipOf(u), skipOf(n); to <= from {
+		return nil, fmt.Errorf("%w: next URL does not advance skip (%d after %d)", ErrBadNext, to, from)
+	}
+	return n, nil
+}
+
+// parseNext reads a next URL saved from an earlier page: it must be
+// absolute, on the client's origin and under its base path, for a list
+// endpoint.
+func (c *Client) parseNext(next string) (*url.URL, error) {
+	u, err := url.Parse(next)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadNext, err)
+	}
+	if !u.IsAbs() || u.Host == "" {
+		return nil, fmt.Errorf("%w: next URL %q is not absolute", ErrBadNext, u.Redacted())
+	}
+	return c.checkNext(u)
+}
+
+// checkNext checks that an absolute next URL is on the client's origin and
+// names a list endpoint under its base path. Paths are compared by their
+// decoded segments, so "summer%3a2024" and "summer:2024" are the same.
+func (c *Client) checkNext(u *url.URL) (*url.URL, error) {
+	if !sameOrigin(u, c.base) {
+		return nil, fmt.Errorf("%w: next URL is on %s://%s, not the client's origin %s://%s; the API key is only sent there", ErrBadNext, u.Scheme, u.Host, c.base.Scheme, c.base.Host)
+	}
+	base := pathSegments(c.base)
+	segs := pathSegments(u)
+	rest, under := segs, len(segs) > len(base) && slices.Equal(segs[:len(base)], base)
+	if under {
+		rest = segs[len(base):]
+	}
+	switch {
+	case under && len(rest) == 2 && rest[0] == "v1" && (rest[1] == "posts" || rest[1] == "inbox"):
+	case under && len(rest) == 4 && rest[0] == "v1" && rest[1] == "galleries" && rest[2] != "" && rest[3] == "posts":
+	default:
+		return nil, fmt.Errorf("%w: next URL path %q is not a list endpoint under %q", ErrBadNext, u.Path, c.base.Path)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u, nil
+}
+
+// pathSegments returns the decoded segments of u's path, without the
+// leading empty one: "/v1/galleries/a%2Fb/posts" is [v1 galleries a/b posts].
+// A segment that does not decode is kept as it is written.
+func pathSegments(u *url.URL) []string {
+	escaped := strings.TrimPrefix(u.EscapedPath(), "/")
+	if escaped == "" {
+		return nil
+	}
+	segs := strings.Split(escaped, "/")
+	for i, s := range segs {
+		if d, err := url.PathUnescape(s); err == nil {
+			segs[i] = d
+		}
+	}
+	return segs
+}
+
+// segmentDiff says where two paths' segments first differ.
+func segmentDiff(want, got []string) string {
+	for i := range min(len(want), len(got)) {
+		if want[i] != got[i] {
+			return fmt.Sprintf("segment %d is %q, not %q", i+1, got[i], want[i])
+		}
+	}
+	return fmt.Sprintf("%d segments, not %d", len(got), len(want))
+}
+
+// skipOf returns u's skip parameter, 0 when absent or not a number.
+func skipOf(u *url.URL) int {
+	n, _ := strconv.Atoi(queryValue(u.RawQuery, "skip"))
+	return n
+}
+
+// limitOf returns u's limit parameter, or MaxLimit when absent or invalid.
+func limitOf(u *url.URL) int {
+	n, err := strconv.Atoi(queryValue(u.RawQuery, "limit"))
+	if err != nil || n < 1 {
+		return MaxLimit
+	}
+	return n
+}
+
+// withParam returns a copy of u whose query parameter key is value; the
+// other parameters keep their order and their escaping. Only the first of a
+// repeated key counts, as on the server; the others are dropped.
+func withParam(u *url.URL, key string, value int) *url.URL {
+	out := *u
+	pair := key + "=" + strconv.Itoa(value)
+	rest := u.RawQuery
+	var b strings.Builder
+	b.Grow(len(rest) + len(pair) + 1)
+	replaced := false
+	for rest != "" {
+		var p string
+		p, rest, _ = strings.Cut(rest, "&")
+		if k, _, _ := strings.Cut(p, "="); k == key || strings.ContainsAny(k, "%+") && unescapeQuery(k) == key {
+			if replaced {
+				continue
+			}
+			p, replaced = pair, true
+		}
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(p)
+	}
+	if !replaced {
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(pair)
+	}
+	out.RawQuery = b.String()
+	return &out
+}
+
+func wantsLabels(u *url.URL) bool {
+	return slices.Contains(strings.Split(queryValue(u.RawQuery, "include"), ","), string(IncludeLabels))
+}
+
+// queryValue returns the first value of key in a raw query, as url.Values'
+// Get would, without building the map: it runs once per page.
+func queryValue(rawQuery, key string) string {
+	for rawQuery != "" {
+		var pair string
+		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
+		k, v, _ := strings.Cut(pair, "=")
+		if k == key || strings.ContainsAny(k, "%+") && unescapeQuery(k) == key {
+			return unescapeQuery(v)
+		}
+	}
+	return ""
+}
+
+func unescapeQuery(s string) string {
+	if !strings.ContainsAny(s, "%+") {
+		return s
+	}
+	u, err := url.QueryUnescape(s)
+	if err != nil {
+		return ""
+	}
+	return u
+}
+
+// absoluteNext resolves a relative next link against the URL of the request
+// that returned it, so that a page's Next can be saved and followed later.
+// A link that does not parse is left as it is, for the walk to refuse.
+func absoluteNext(u *url.URL, next string) string {
+	ref, err := url.Parse(next)
+	if next == "" || err != nil || ref.IsAbs() {
+		return next
+	}
+	return u.ResolveReference(ref).String()
+}

@@ -1,0 +1,81 @@
+package ugc
+
+import (
+	"errors"
+	"fmt"
+)
+
+// WalkSummary is what a walk did, for a job that reports or checks it after
+// the loop: see [WithSummary].
+type WalkSummary struct {
+	// Pages is the number of pages yielded (each with at least one new post,
+	// and the first page always).
+	Pages int
+	// Requests is the number of page requests sent, re-reads included; each
+	// may have taken several attempts (retries are not counted here).
+	Requests int
+	// Posts is the number of posts yielded.
+	Posts int
+	// CountAtStart and CountAtEnd are the count of the first and of the
+	// last page.
+	CountAtStart, CountAtEnd int
+	// ShortPages counts pages that held fewer posts than their limit while
+	// giving a next link; the walk read on (the contract says such a page
+	// ends the list, but following next is its first rule).
+	ShortPages int
+	// NextCorrected counts next links whose skip did not match the posts
+	// received (a server that advances by the limit on a short page); the
+	// walk read from where the posts ended instead.
+	NextCorrected int
+	// Reanchors counts pages whose posts were not where they were asked
+	// for (posts added or removed before them, or a wrong page from a
+	// cache) and the re-reads that found the walk's place again.
+	Reanchors int
+	// Repeats counts posts dropped because they were already yielded.
+	Repeats int
+	// Shortfall is how many posts fewer than the last count (less the skip
+	// the walk started at) the walk yielded, when it reached the end of the
+	// list. On a list that did not change that is an error
+	// ([ErrIncomplete]); on one that changed it is only reported here.
+	Shortfall int
+}
+
+// WithSummary makes the iterator write what the walk did into s when the
+// loop ends, however it ends (the end of the list, an error, or a break):
+//
+//	var sum ugc.WalkSummary
+//	for post, err := range client.AllPosts(ctx, params, ugc.WithSummary(&sum)) {
+//		...
+//	}
+//	log.Printf("%d posts in %d requests, %d re-anchors", sum.Posts, sum.Requests, sum.Reanchors)
+//
+// s must not be read while the loop runs.
+func WithSummary(s *WalkSummary) IterOption {
+	return iterOptionFunc(func(c *iterConfig) { c.summary = s })
+}
+
+// ErrIncomplete matches an [*IncompleteError].
+var ErrIncomplete = errors.New("ugc: the walk ended short of the list's count")
+
+// IncompleteError ends a walk that reached the end of the list (a null next
+// or an empty page) with fewer posts than the list's count said, while
+// nothing showed that the list changed: the server ended the list early,
+// and the posts it left out were never seen.
+type IncompleteError struct {
+	Endpoint string
+	Count    int // the count of the last page
+	Skip     int // where the walk started
+	Posts    int // posts yielded
+}
+
+// Error says how many posts the count promised and how many came.
+func (e *IncompleteError) Error() string {
+	msg := fmt.Sprintf("ugc: %s ended after %d posts, but its count is %d", e.Endpoint, e.Posts, e.Count)
+	if e.Skip > 0 {
+		msg += fmt.Sprintf(" (the walk started at skip %d)", e.Skip)
+	}
+	return msg
+}
+
+// Is reports whether target is [ErrIncomplete].
+func (e *IncompleteError) Is(target error) bool { return target == ErrIncomplete }

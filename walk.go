@@ -1,0 +1,251 @@
+package ugc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+)
+
+// ErrStalled matches the error that ends a walk which stopped making
+// progress: pages that bring no post not seen before, two in a row (a
+// server that ignores skip, say), or re-reads that cannot find where the
+// walk stood.
+var ErrStalled = errors.New("ugc: the walk makes no progress")
+
+// maxRereads bounds the reads one page's placement may take: a re-read of
+// the same page, then steps back a page at a time.
+const maxRereads = 12
+
+// walk is one iteration over a list. Each answer is placed by the cursor
+// (which posts are new, after the last one yielded), the new posts are
+// yielded, and the next request is the page's next link, moved one post
+// back so that the next answer shows the anchor again. Sequential, prefetch
+// and parallel walks differ only in how many requests the window keeps in
+// flight and who writes them: the next link, or the parallel plan.
+type walk struct {
+	c      *Client
+	cfg    iterConfig
+	labels bool
+	cur    *cursor
+	sum    WalkSummary
+	start  int // skip of the first request
+	limit  int // limit of the first request: the caller's page size
+	// stale counts pages in a row that brought no new post.
+	stale int
+}
+
+// run walks the list from first, yielding the pages of new posts. Every
+// request it sent has ended when it returns.
+func (w *walk) run(ctx context.Context, first *url.URL, yield func(*Page, error) bool) {
+	size := 0 // sequential: the next request is sent after the page is yielded
+	switch {
+	case w.cfg.concurrency > 1:
+		size = w.cfg.concurrency
+	case w.cfg.prefetch:
+		size = 1 // the next request is in flight while the page is yielded
+	}
+	win := newWindow(ctx, size, w.get)
+	defer win.close()
+	defer w.finishSummary()
+
+	var plan *parallelPlan
+	w.send(win, pageRequest{u: first, skip: skipOf(first)})
+	for isFirst := true; win.pending() > 0; isFirst = false {
+		req, page, err := win.receive()
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		out, next, err := w.step(win.ctx, req, page, isFirst)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		end := out.Next == ""
+		if isFirst && !end && w.cfg.concurrency > 1 {
+			plan = newParallelPlan(next, w.cur.pos, page.Count, w.anchoredLimit())
+		}
+		// Ask for what comes next: the plan's pages while it has some, then
+		// the next link of the last page (before yielding it when a window
+		// runs ahead, after it when sequential).
+		for plan != nil && !end && !win.full() && !plan.done() {
+			w.send(win, plan.next())
+		}
+		following := !end && (plan == nil || plan.done() && win.pending() == 0)
+		if following && size > 0 {
+			w.send(win, w.follow(next))
+		}
+		if len(out.Nodes) > 0 || isFirst {
+			if err := ctx.Err(); err != nil {
+				yield(nil, err)
+				return
+			}
+			w.sum.Pages++
+			if !yield(out, nil) {
+				return
+			}
+		}
+		if end {
+			if err := w.endErr(next); err != nil {
+				yield(nil, err)
+			}
+			return
+		}
+		if following && size == 0 {
+			w.send(win, w.follow(next))
+		}
+	}
+}
+
+// step places one answer and returns the page of new posts to yield, with
+// Next set to where the walk goes on ("" at the end), and the page's next
+// link as judged. A page that cannot be placed is read again, then read
+// from a page earlier, until the anchor or an older post is found.
+func (w *walk) step(ctx context.Context, req pageRequest, page *Page, isFirst bool) (*Page, nextLink, error) {
+	p, err := w.cur.place(req.skip, page)
+	for reread, atZero := 0, false; err == nil && !p.placed; reread++ {
+		w.sum.Reanchors++
+		if reread > maxRereads || atZero {
+			return nil, nextLink{}, &DriftError{Endpoint: w.cur.endpoint, CountBefore: w.cur.count, CountAfter: page.Count,
+				Reason: fmt.Sprintf("post %s could not be found again after %d reads", w.cur.anchor, reread)}
+		}
+		if reread > 0 { // the first re-read asks for the same page again, then each steps back
+			back := max(w.cur.pos-1-reread*(limitOf(req.u)-1), 0)
+			req, atZero = pageRequest{u: withParam(req.u, "skip", back), skip: back}, back == 0
+		}
+		if page, err = w.get(ctx, req.u); err != nil {
+			return nil, nextLink{}, err
+		}
+		w.sum.Requests++
+		p, err = w.cur.place(req.skip, page)
+	}
+	if err != nil {
+		return nil, nextLink{}, err
+	}
+	if p.moved {
+		w.sum.Reanchors++
+		w.warn(ctx, "ugc: page re-anchored: the list changed or the page was not the one asked for", req, page)
+	}
+	nodes, repeats := w.cur.commit(req.skip, page, p)
+	w.sum.Repeats += repeats
+	w.sum.Posts += len(nodes)
+	out := &Page{Count: page.Count, Nodes: nodes}
+
+	next, err := w.c.resolveNext(req.u, page.Next)
+	link := nextLink{u: next, err: err}
+	if next == nil || len(page.Nodes) == 0 {
+		return out, link, nil // the end; a refused next link is reported after the page
+	}
+	if len(page.Nodes) < limitOf(req.u) {
+		w.sum.ShortPages++
+		w.warn(ctx, "ugc: a page shorter than its limit gave a next link; reading on", req, page)
+	}
+	if s := skipOf(next); s != w.cur.pos {
+		w.sum.NextCorrected++
+		w.warn(ctx, fmt.Sprintf("ugc: next link skips to %d, but the posts received end at %d; reading from there", s, w.cur.pos), req, page)
+	}
+	if len(nodes) > 0 || isFirst {
+		w.stale = 0
+	} else if !p.moved && page.Count <= w.cur.pos {
+		return out, nextLink{}, nil // nothing new where asked, and the count says the list is done
+	} else if w.stale++; w.stale >= 2 {
+		return nil, nextLink{}, fmt.Errorf("%w: %d pages in a row brought no new post (%s, skip %d); the server may ignore skip", ErrStalled, w.stale, req.u.Path, req.skip)
+	}
+	out.Next = withParam(withParam(next, "skip", w.cur.pos), "limit", w.limit).String()
+	return out, link, nil
+}
+
+// nextLink is a page's next link as judged: the URL to go on from, or why
+// it is refused (reported after the page's posts).
+type nextLink struct {
+	u   *url.URL
+	err error
+}
+
+// endErr is the error, if any, that follows the last page: a refused next
+// link, or a count the posts yielded fall short of.
+func (w *walk) endErr(next nextLink) error {
+	if next.err != nil {
+		return next.err
+	}
+	return w.checkCount()
+}
+
+// follow returns the request after a page: its next link, moved back one
+// post so that the answer starts with the anchor, and one post longer
+// (within MaxLimit) so that it still brings a full page of new posts.
+func (w *walk) follow(next nextLink) pageRequest {
+	skip := max(w.cur.pos-1, 0)
+	return pageRequest{u: withParam(withParam(next.u, "skip", skip), "limit", w.anchoredLimit()), skip: skip}
+}
+
+// anchoredLimit is the limit of a request that starts at the anchor.
+func (w *walk) anchoredLimit() int { return min(w.limit+1, MaxLimit) }
+
+func (w *walk) send(win *window, r pageRequest) {
+	w.sum.Requests++
+	win.send(r)
+}
+
+func (w *walk) get(ctx context.Context, u *url.URL) (*Page, error) {
+	return w.c.getPage(ctx, u, w.labels)
+}
+
+// checkCount compares, at the end of the list, the posts yielded with the
+// count: a shortfall on a list that did not change is an error, one on a
+// list that changed is in the summary.
+func (w *walk) checkCount() error {
+	want := w.cur.last - w.start
+	if w.sum.Posts >= want {
+		return nil
+	}
+	w.sum.Shortfall = want - w.sum.Posts
+	if w.cur.changed {
+		return nil
+	}
+	return &IncompleteError{Endpoint: w.cur.endpoint, Count: w.cur.last, Skip: w.start, Posts: w.sum.Posts}
+}
+
+func (w *walk) finishSummary() {
+	w.sum.CountAtStart, w.sum.CountAtEnd = max(w.cur.count, 0), w.cur.last
+	if w.cfg.summary != nil {
+		*w.cfg.summary = w.sum
+	}
+}
+
+// warn logs what the walk forgave or repaired, when the client has a logger.
+func (w *walk) warn(ctx context.Context, msg string, req pageRequest, page *Page) {
+	if w.c.logger == nil {
+		return
+	}
+	w.c.logger.LogAttrs(ctx, slog.LevelWarn, msg, slog.String("endpoint", req.u.Path), slog.Int("skip", req.skip),
+		slog.Int("posts", len(page.Nodes)), slog.Int("count", page.Count))
+}
+
+// parallelPlan writes the requests of a parallel walk: the pages after the
+// first, from its next link with only skip changed, each starting one post
+// before the end of the one before (the anchor), up to the first page's
+// count.
+type parallelPlan struct {
+	template *url.URL
+	skip     int // of the next request
+	step     int
+	end      int
+}
+
+func newParallelPlan(next nextLink, pos, count, limit int) *parallelPlan {
+	if next.u == nil || next.err != nil {
+		return nil
+	}
+	return &parallelPlan{template: withParam(next.u, "limit", limit), skip: pos - 1, step: max(limit-1, 1), end: count}
+}
+
+func (p *parallelPlan) done() bool { return p.skip+1 >= p.end }
+
+func (p *parallelPlan) next() pageRequest {
+	r := pageRequest{u: withParam(p.template, "skip", p.skip), skip: p.skip}
+	p.skip += p.step
+	return r
+}

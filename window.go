@@ -1,0 +1,103 @@
+package ugc
+
+import (
+	"context"
+	"net/url"
+	"sync"
+)
+
+// window keeps up to size page requests in flight and hands their answers
+// back in the order they were sent. With size 0 nothing runs ahead: a
+// request is sent when its answer is asked for, on the caller's goroutine.
+// Requests in flight run on size goroutines that live as long as the
+// window, so a page costs no goroutine, channel or context of its own.
+type window struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	get     func(context.Context, *url.URL) (*Page, error)
+	size    int
+	jobs    chan windowJob
+	answers []chan pageAnswer // one per slot; request k uses slot k mod size
+	queue   []windowJob       // sent and not yet received, oldest first
+	sent    int
+	wg      sync.WaitGroup
+}
+
+type windowJob struct {
+	req  pageRequest
+	slot int
+}
+
+// pageRequest is one page the walk asks for.
+type pageRequest struct {
+	u    *url.URL
+	skip int
+}
+
+type pageAnswer struct {
+	page *Page
+	err  error
+}
+
+func newWindow(parent context.Context, size int, get func(context.Context, *url.URL) (*Page, error)) *window {
+	ctx, cancel := context.WithCancel(parent)
+	w := &window{ctx: ctx, cancel: cancel, get: get, size: size}
+	if size > 0 {
+		w.jobs = make(chan windowJob)
+		w.answers = make([]chan pageAnswer, size)
+		for i := range w.answers {
+			w.answers[i] = make(chan pageAnswer, 1)
+		}
+		w.wg.Add(size)
+		for range size {
+			go w.work()
+		}
+	}
+	return w
+}
+
+func (w *window) work() {
+	defer w.wg.Done()
+	for j := range w.jobs {
+		p, err := w.get(w.ctx, j.req.u)
+		w.answers[j.slot] <- pageAnswer{p, err}
+	}
+}
+
+// full reports whether no more requests can be sent before one is received.
+func (w *window) full() bool { return len(w.queue) >= max(w.size, 1) }
+
+// pending reports how many requests are sent and not yet received.
+func (w *window) pending() int { return len(w.queue) }
+
+// send puts a request in flight; the window must not be full.
+func (w *window) send(r pageRequest) {
+	j := windowJob{req: r}
+	if w.size > 0 {
+		j.slot = w.sent % w.size
+		w.jobs <- j
+	}
+	w.sent++
+	w.queue = append(w.queue, j)
+}
+
+// receive waits for the answer to the oldest request in flight.
+func (w *window) receive() (pageRequest, *Page, error) {
+	j := w.queue[0]
+	w.queue = append(w.queue[:0], w.queue[1:]...) // keeps the capacity: no allocation per page
+	if w.size == 0 {
+		p, err := w.get(w.ctx, j.req.u)
+		return j.req, p, err
+	}
+	a := <-w.answers[j.slot]
+	return j.req, a.page, a.err
+}
+
+// close ends every request in flight and waits for the goroutines.
+func (w *window) close() {
+	w.cancel()
+	if w.jobs != nil {
+		close(w.jobs)
+	}
+	w.wg.Wait()
+}
