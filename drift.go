@@ -115,26 +115,18 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 		// posts were removed and those after the anchor moved back.
 		return placement{placed: true}, nil
 	}
-	latest, latestSeq, anchorAt := -1, 0, -1
-	for i := range page.Nodes {
-		s, ok := c.seq[c.key(page.Nodes[i].ID)]
-		if !ok {
-			continue
-		}
-		if s <= latestSeq {
-			return placement{}, c.driftError(fmt.Sprintf("post %s now comes after post %s, the order changed", page.Nodes[i].ID, page.Nodes[latest].ID), page.Nodes[i].ID)
-		}
-		latest, latestSeq = i, s
-		if page.Nodes[i].ID == c.anchor {
-			anchorAt = i
-		}
+	latest, gap, anchorAt, err := c.scan(page)
+	if err != nil {
+		return placement{}, err
 	}
-	expected := c.pos - 1 - skip
 	var p placement
 	switch {
 	case anchorAt >= 0:
-		p = placement{placed: true, from: anchorAt + 1, moved: anchorAt != expected}
-	case latest >= 0 && (latest < len(page.Nodes)-1 || page.Next == ""):
+		p = placement{placed: true, from: anchorAt + 1, moved: anchorAt != c.pos-1-skip}
+	case latest >= 0 && (latest+gap < len(page.Nodes) || page.Next == ""):
+		// The page reaches past where the anchor would be, after the
+		// latest post it holds: the anchor and the posts yielded after
+		// that one were removed.
 		p = placement{placed: true, from: latest + 1, moved: true}
 	default:
 		p = placement{moved: true}
@@ -146,6 +138,46 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 		}
 	}
 	return p, nil
+}
+
+// scan finds the posts of a page that were yielded: the index of the latest
+// of them (-1 when none), how many posts were yielded after it (gap, 0 when
+// it is the anchor), and the index of the anchor (-1 when absent). Yielded
+// posts in another order than they were yielded mean the order changed: a
+// *DriftError.
+func (c *cursor) scan(page *Page) (latest, gap, anchorAt int, err error) {
+	latest, anchorAt = -1, -1
+	latestSeq := 0
+	for i := range page.Nodes {
+		s, ok := c.seq[c.key(page.Nodes[i].ID)]
+		if !ok {
+			continue
+		}
+		if s <= latestSeq {
+			return 0, 0, 0, c.driftError(fmt.Sprintf("post %s now comes after post %s, the order changed", page.Nodes[i].ID, page.Nodes[latest].ID), page.Nodes[i].ID)
+		}
+		latest, latestSeq = i, s
+	}
+	if latest >= 0 && page.Nodes[latest].ID == c.anchor {
+		anchorAt = latest
+	}
+	return latest, c.yielded - latestSeq, anchorAt, nil
+}
+
+// seek returns the skip of the read that should find the anchor again,
+// after a page answered for skip could not be placed: centred on where the
+// posts the page holds say the anchor is, or on the page's start when it
+// holds none of them (the anchor is before it). It returns -1 when there
+// is nowhere earlier to look.
+func (c *cursor) seek(skip, limit int, page *Page) int {
+	latest, gap, _, err := c.scan(page)
+	switch {
+	case err == nil && latest >= 0:
+		return max(skip+latest+gap-(limit-1)/2, 0)
+	case skip == 0:
+		return -1
+	}
+	return max(min(skip, page.Count)-(limit-1)/2, 0)
 }
 
 // commit records the posts of a placed page from p.from on as yielded and

@@ -14,8 +14,8 @@ import (
 // walk stood.
 var ErrStalled = errors.New("ugc: the walk makes no progress")
 
-// maxRereads bounds the reads one page's placement may take: a re-read of
-// the same page, then steps back a page at a time.
+// maxRereads bounds the reads one page's placement may take, each aimed at
+// where the posts already seen say the anchor is.
 const maxRereads = 12
 
 // walk is one iteration over a list. Each answer is placed by the cursor
@@ -53,7 +53,7 @@ func (w *walk) run(ctx context.Context, first *url.URL, yield func(*Page, error)
 	var plan *parallelPlan
 	w.send(win, pageRequest{u: first, skip: skipOf(first)})
 	for isFirst := true; win.pending() > 0; isFirst = false {
-		req, page, err := win.receive()
+		req, page, err := w.receive(win, plan)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -101,20 +101,18 @@ func (w *walk) run(ctx context.Context, first *url.URL, yield func(*Page, error)
 
 // step places one answer and returns the page of new posts to yield, with
 // Next set to where the walk goes on ("" at the end), and the page's next
-// link as judged. A page that cannot be placed is read again, then read
-// from a page earlier, until the anchor or an older post is found.
+// link as judged. A page that cannot be placed is read again where the
+// posts it holds say the anchor is, or a page earlier when it holds none.
 func (w *walk) step(ctx context.Context, req pageRequest, page *Page, isFirst bool) (*Page, nextLink, error) {
 	p, err := w.cur.place(req.skip, page)
-	for reread, atZero := 0, false; err == nil && !p.placed; reread++ {
+	for reads := 1; err == nil && !p.placed; reads++ {
 		w.sum.Reanchors++
-		if reread > maxRereads || atZero {
+		skip := w.cur.seek(req.skip, w.anchoredLimit(), page)
+		if skip < 0 || reads > maxRereads {
 			return nil, nextLink{}, &DriftError{Endpoint: w.cur.endpoint, CountBefore: w.cur.count, CountAfter: page.Count,
-				Reason: fmt.Sprintf("post %s could not be found again after %d reads", w.cur.anchor, reread)}
+				Reason: fmt.Sprintf("post %s could not be found again after %d reads", w.cur.anchor, reads)}
 		}
-		if reread > 0 { // the first re-read asks for the same page again, then each steps back
-			back := max(w.cur.pos-1-reread*(limitOf(req.u)-1), 0)
-			req, atZero = pageRequest{u: withParam(req.u, "skip", back), skip: back}, back == 0
-		}
+		req = pageRequest{u: withParam(withParam(req.u, "skip", skip), "limit", w.anchoredLimit()), skip: skip}
 		if page, err = w.get(ctx, req.u); err != nil {
 			return nil, nextLink{}, err
 		}
@@ -155,6 +153,25 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page, isFirst bo
 	}
 	out.Next = withParam(withParam(next, "skip", w.cur.pos), "limit", w.limit).String()
 	return out, link, nil
+}
+
+// receive returns the next answer in order: the window's oldest, or in a
+// parallel walk whose last page showed a change, first a bridge read of the
+// posts between the last one yielded and the page in flight after it (the
+// boundary the change broke), one post longer to hold the anchor.
+func (w *walk) receive(win *window, plan *parallelPlan) (pageRequest, *Page, error) {
+	if plan == nil || w.cur.anchor == "" {
+		return win.receive()
+	}
+	from := w.cur.pos - 1
+	gap := win.head().skip - from
+	if gap <= 0 {
+		return win.receive()
+	}
+	r := pageRequest{u: withParam(withParam(plan.template, "skip", from), "limit", min(gap+1, w.anchoredLimit())), skip: from}
+	w.sum.Requests++
+	page, err := w.get(win.ctx, r.u)
+	return r, page, err
 }
 
 // nextLink is a page's next link as judged: the URL to go on from, or why

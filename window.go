@@ -70,6 +70,9 @@ func (w *window) full() bool { return len(w.queue) >= max(w.size, 1) }
 // pending reports how many requests are sent and not yet received.
 func (w *window) pending() int { return len(w.queue) }
 
+// head returns the oldest request in flight; there must be one.
+func (w *window) head() pageRequest { return w.queue[0].req }
+
 // send puts a request in flight; the window must not be full.
 func (w *window) send(r pageRequest) {
 	j := windowJob{req: r}
