@@ -1,17 +1,21 @@
 // Command export is a batch job: it writes every approved post as JSON Lines
-// to stdout, reports progress (posts done / count, rate) on stderr, and
-// checkpoints the next page's URL to a file after each page, so a run that
-// dies resumes where it stopped.
+// to a file, reports progress (posts done / count, rate) on stderr, and after
+// each page checkpoints how far the file is complete and where the walk goes
+// on, so a run that dies (a crash, a kill, a lost connection) is resumed by
+// running the same command again: every post ends up in the file exactly
+// once, in order.
 //
-//	UGC_BASE_URL=https://... UGC_API_KEY=... go run ./examples/export > posts.jsonl
+//	UGC_BASE_URL=https://... UGC_API_KEY=... go run ./examples/export -out posts.jsonl
 //
 // With no UGC_BASE_URL it exports from the embedded fake server (package
 // ugctest) with a generated dataset:
 //
-//	go run ./examples/export -fake-posts 5000 -concurrency 4 > posts.jsonl
+//	go run ./examples/export -out posts.jsonl -fake-posts 5000 -concurrency 4
 //
-// A checkpoint holds a URL of the server it came from; it is only valid
-// against that server (with the embedded fake, pass a fixed -fake-addr).
+// At the end it prints what the walk did (pages, requests, re-anchors after
+// the list changed, short pages, ...). A checkpoint holds a URL of the server
+// it came from; it is only valid against that server and that output file
+// (with the embedded fake, pass a fixed -fake-addr).
 package main
 
 import (
@@ -27,7 +31,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -36,19 +39,25 @@ import (
 )
 
 func main() {
-	checkpoint := flag.String("checkpoint", "export.checkpoint", "file holding the next page's URL; removed when the export completes")
+	out := flag.String("out", "posts.jsonl", "the JSON Lines file to write")
+	checkpoint := flag.String("checkpoint", "", "the checkpoint file (default: the output file's name + \".checkpoint\"); removed when the export completes")
 	concurrency := flag.Int("concurrency", 1, "pages in flight (1: sequential with prefetch)")
 	market := flag.String("market", "", "market ID or shortId to localize content")
+	every := flag.Duration("progress-every", time.Second, "how often to report progress (0: after every page)")
 	fakePosts := flag.Int("fake-posts", 2000, "posts in the embedded fake server's generated dataset (without UGC_BASE_URL)")
 	fakeAddr := flag.String("fake-addr", "127.0.0.1:0", "address of the embedded fake server (without UGC_BASE_URL)")
+	fakeLatency := flag.Duration("fake-latency", 0, "latency of each answer of the embedded fake server")
 	flag.Parse()
+	if *checkpoint == "" {
+		*checkpoint = *out + ".checkpoint"
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	baseURL, key := os.Getenv("UGC_BASE_URL"), os.Getenv("UGC_API_KEY")
 	if baseURL == "" {
-		url, closeFake, err := startFake(*fakeAddr, *fakePosts)
+		url, closeFake, err := startFake(*fakeAddr, *fakePosts, *fakeLatency)
 		if err != nil {
 			fail(err)
 		}
@@ -60,12 +69,13 @@ func main() {
 		fail(err)
 	}
 	job := exportJob{
-		client:      client,
-		params:      &ugc.PostsParams{Market: *market},
-		checkpoint:  *checkpoint,
-		concurrency: *concurrency,
-		out:         os.Stdout,
-		progress:    os.Stderr,
+		client:        client,
+		params:        &ugc.PostsParams{Market: *market},
+		out:           *out,
+		checkpoint:    *checkpoint,
+		concurrency:   *concurrency,
+		progress:      os.Stderr,
+		progressEvery: *every,
 	}
 	if err := job.run(ctx); err != nil {
 		fail(err)
@@ -77,38 +87,53 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// exportJob writes every post of a list as JSON Lines.
+// exportJob writes every post of a list to a JSON Lines file.
 type exportJob struct {
-	client      *ugc.Client
-	params      *ugc.PostsParams
-	checkpoint  string
-	concurrency int
-	out         io.Writer
-	progress    io.Writer
+	client        *ugc.Client
+	params        *ugc.PostsParams
+	out           string // the output file
+	checkpoint    string
+	concurrency   int
+	progress      io.Writer
+	progressEvery time.Duration
+}
+
+// checkpoint is what a run saves after each page: the file holds the posts
+// of the walk up to Next, in its first Bytes bytes.
+type checkpoint struct {
+	Next  string `json:"next"`  // where the walk goes on; "" when it is complete
+	Bytes int64  `json:"bytes"` // the length of the output file that is complete
+	Posts int    `json:"posts"` // the posts in those bytes
 }
 
 func (j *exportJob) run(ctx context.Context) error {
-	opts := []ugc.IterOption{ugc.WithConcurrency(j.concurrency)}
-	saved, err := os.ReadFile(j.checkpoint)
-	resumed := strings.TrimSpace(string(saved))
-	switch {
-	case err == nil && resumed == "":
-		// The last page was written but the job stopped before cleaning up.
+	cp, resumed, err := loadCheckpoint(j.checkpoint)
+	if err != nil {
+		return err
+	}
+	if resumed && cp.Next == "" {
+		// The last page was saved but the job stopped before cleaning up.
 		fmt.Fprintf(j.progress, "checkpoint %s says the export is complete\n", j.checkpoint)
 		return os.Remove(j.checkpoint)
-	case err == nil:
-		opts = append(opts, ugc.ResumeFrom(resumed))
-		fmt.Fprintf(j.progress, "resuming from checkpoint %s\n", j.checkpoint)
-	case !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("read checkpoint: %w", err)
 	}
+	file, err := j.openOutput(cp)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
 
-	w := bufio.NewWriterSize(j.out, 64<<10)
+	var sum ugc.WalkSummary
+	opts := []ugc.IterOption{ugc.WithConcurrency(j.concurrency), ugc.WithSummary(&sum)}
+	if resumed {
+		opts = append(opts, ugc.ResumeFrom(cp.Next))
+		fmt.Fprintf(j.progress, "resuming from checkpoint %s: %d posts already in %s\n", j.checkpoint, cp.Posts, j.out)
+	}
+	w := bufio.NewWriterSize(file, 64<<10)
 	enc := json.NewEncoder(w)
-	start, done, lastReport := time.Now(), 0, time.Time{}
+	start, lastReport, startPosts := time.Now(), time.Time{}, cp.Posts
 	for page, err := range j.client.PostsPages(ctx, j.params, opts...) {
 		if err != nil {
-			if errors.Is(err, ugc.ErrBadNext) && resumed != "" {
+			if errors.Is(err, ugc.ErrBadNext) && resumed {
 				return fmt.Errorf("%w (the checkpoint %s is for another server or list: delete it to start over)", err, j.checkpoint)
 			}
 			return err
@@ -118,35 +143,88 @@ func (j *exportJob) run(ctx context.Context) error {
 				return err
 			}
 		}
-		// The page is out before its checkpoint is saved: a crash between
-		// the two repeats at most this page, never skips one.
+		// The page is in the file, on disk, before the checkpoint says so:
+		// a crash between the two leaves bytes past the checkpoint, which
+		// the next run cuts off before it writes.
 		if err := w.Flush(); err != nil {
 			return err
 		}
-		if err := saveCheckpoint(j.checkpoint, page.Next); err != nil {
+		if err := file.Sync(); err != nil {
 			return err
 		}
-		done += len(page.Nodes)
-		if now := time.Now(); now.Sub(lastReport) >= time.Second || page.Next == "" {
+		cp.Posts += len(page.Nodes)
+		if cp.Bytes, err = file.Seek(0, io.SeekCurrent); err != nil {
+			return err
+		}
+		cp.Next = page.Next
+		if err := saveCheckpoint(j.checkpoint, cp); err != nil {
+			return err
+		}
+		if now := time.Now(); now.Sub(lastReport) >= j.progressEvery || page.Next == "" {
 			lastReport = now
-			rate := float64(done) / max(now.Sub(start).Seconds(), 1e-9)
-			fmt.Fprintf(j.progress, "%d / %d posts (%.0f posts/s)\n", done, page.Count, rate)
+			rate := float64(cp.Posts-startPosts) / max(now.Sub(start).Seconds(), 1e-9)
+			fmt.Fprintf(j.progress, "%d / %d posts (%.0f posts/s)\n", cp.Posts, page.Count, rate)
 		}
 	}
 	if err := os.Remove(j.checkpoint); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	fmt.Fprintf(j.progress, "done: %d posts in %s\n", done, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(j.progress, "done: %d posts in %s in %s\n", cp.Posts, j.out, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(j.progress, "this run: %d pages, %d requests, %d posts; count %d at the start, %d at the end; %d short pages, %d next links corrected, %d re-anchors, %d repeats dropped, shortfall %d\n",
+		sum.Pages, sum.Requests, sum.Posts, sum.CountAtStart, sum.CountAtEnd, sum.ShortPages, sum.NextCorrected, sum.Reanchors, sum.Repeats, sum.Shortfall)
 	return nil
 }
 
-// saveCheckpoint replaces the checkpoint file atomically with next.
-func saveCheckpoint(path, next string) error {
+// openOutput opens the output file for the walk: cut back to what the
+// checkpoint says is complete when resuming, empty otherwise.
+func (j *exportJob) openOutput(cp checkpoint) (*os.File, error) {
+	file, err := os.OpenFile(j.out, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	info, err := file.Stat()
+	if err == nil && info.Size() < cp.Bytes {
+		err = fmt.Errorf("%s holds %d bytes, but its checkpoint %s says %d are complete: the file was changed; delete the checkpoint to start over", j.out, info.Size(), j.checkpoint, cp.Bytes)
+	}
+	if err == nil {
+		err = file.Truncate(cp.Bytes)
+	}
+	if err == nil {
+		_, err = file.Seek(cp.Bytes, io.SeekStart)
+	}
+	if err != nil {
+		file.Close()
+		return nil, err
+	}
+	return file, nil
+}
+
+// loadCheckpoint reads a checkpoint; resumed is false when there is none.
+func loadCheckpoint(path string) (cp checkpoint, resumed bool, err error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return checkpoint{}, false, nil
+	case err != nil:
+		return checkpoint{}, false, fmt.Errorf("read checkpoint: %w", err)
+	}
+	if err := json.Unmarshal(data, &cp); err != nil {
+		return checkpoint{}, false, fmt.Errorf("checkpoint %s is not valid (%w); delete it to start over", path, err)
+	}
+	return cp, true, nil
+}
+
+// saveCheckpoint replaces the checkpoint file atomically.
+func saveCheckpoint(path string, cp checkpoint) error {
+	data, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".checkpoint-*")
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.WriteString(next + "\n"); err != nil {
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err
@@ -161,8 +239,8 @@ func saveCheckpoint(path, next string) error {
 const fakeKey = "export-local-key"
 
 // startFake serves a generated dataset on addr and returns its URL.
-func startFake(addr string, posts int) (string, func(), error) {
-	h, err := ugctest.NewHandler(ugctest.Generate(posts, 1), fakeKey)
+func startFake(addr string, posts int, latency time.Duration) (string, func(), error) {
+	h, err := ugctest.NewHandler(ugctest.Generate(posts, 1), fakeKey, ugctest.WithLatency(latency))
 	if err != nil {
 		return "", nil, err
 	}

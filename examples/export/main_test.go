@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,38 +21,96 @@ import (
 	"github.com/ugcposts/ugc-go/ugctest"
 )
 
-// crashingWriter accepts its first writes calls, then fails every one,
-// writing nothing: the job "dies" in the middle of the export.
-type crashingWriter struct {
-	w      io.Writer
-	writes int
-}
-
-var errCrash = errors.New("disk full")
-
-func (c *crashingWriter) Write(p []byte) (int, error) {
-	if c.writes == 0 {
-		return 0, errCrash
-	}
-	c.writes--
-	return c.w.Write(p)
-}
-
-func ids(t *testing.T, jsonl []byte) []string {
+// postIDs returns the IDs of the posts of a JSON Lines file, in order.
+func postIDs(t *testing.T, path string) []string {
 	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
 	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(jsonl))
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var p ugc.Post
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &p))
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &p), "line %d", len(out)+1)
 		out = append(out, p.ID)
 	}
 	require.NoError(t, sc.Err())
 	return out
 }
 
-func TestExportResumesFromItsCheckpoint(t *testing.T) {
+// TestExportKilledMidWalkResumesExactlyOnce builds the command, runs it as
+// its users do, kills it (SIGKILL, no chance to clean up) once it has
+// reported 1,000 of 2,000 posts, and runs the same command again: the file
+// then holds every post exactly once, in order, and the second run's
+// progress counts on from where the first stopped.
+func TestExportKilledMidWalkResumesExactlyOnce(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the command")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "export")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String() // both runs serve the fake on the same address
+	require.NoError(t, ln.Close())
+
+	out := filepath.Join(dir, "posts.jsonl")
+	args := []string{"-out", out, "-fake-posts", "2000", "-fake-addr", addr, "-fake-latency", "2ms", "-progress-every", "0"}
+	env := append(os.Environ(), "UGC_BASE_URL=", "UGC_API_KEY=")
+
+	first := exec.Command(bin, args...)
+	first.Env = env
+	stderr, err := first.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, first.Start())
+	sc := bufio.NewScanner(stderr)
+	killedAt := 0
+	for sc.Scan() {
+		var done, count int
+		if _, err := fmt.Sscanf(sc.Text(), "%d / %d posts", &done, &count); err == nil && done >= 1000 {
+			require.NoError(t, first.Process.Signal(syscall.SIGKILL))
+			killedAt = done
+			break
+		}
+	}
+	_ = first.Wait()
+	require.Positive(t, killedAt, "the first run reported progress past 1,000 posts before it ended")
+	require.Less(t, killedAt, 2000, "the first run was killed before the end")
+	require.FileExists(t, out+".checkpoint", "the kill leaves a checkpoint")
+
+	second := exec.Command(bin, args...)
+	second.Env = env
+	var log bytes.Buffer
+	second.Stderr = &log
+	require.NoError(t, second.Run(), log.String())
+
+	var want []string
+	for _, p := range ugctest.Generate(2000, 1).Materialize().Posts {
+		want = append(want, p.ID)
+	}
+	assert.Equal(t, want, postIDs(t, out), "every post exactly once, in order")
+	assert.NoFileExists(t, out+".checkpoint", "a complete export removes its checkpoint")
+	assert.Contains(t, log.String(), "resuming from checkpoint")
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	var firstDone int
+	for _, l := range lines {
+		if _, err := fmt.Sscanf(l, "%d / ", &firstDone); err == nil {
+			break
+		}
+	}
+	assert.GreaterOrEqual(t, firstDone, killedAt, "the resumed run's progress counts from where the first stopped")
+	assert.Contains(t, log.String(), "done: 2000 posts")
+	assert.Contains(t, log.String(), "this run:")
+}
+
+// TestExportStoppedByContextResumes stops a run in process (its context
+// ends after the third page) and resumes it, in both modes.
+func TestExportStoppedByContextResumes(t *testing.T) {
 	t.Parallel()
 	for _, concurrency := range []int{1, 4} {
 		t.Run(fmt.Sprintf("concurrency=%d", concurrency), func(t *testing.T) {
@@ -61,21 +121,32 @@ func TestExportResumesFromItsCheckpoint(t *testing.T) {
 				require.NoError(t, err)
 				want = append(want, p.ID)
 			}
-			checkpoint := filepath.Join(t.TempDir(), "export.checkpoint")
-			job := exportJob{client: srv.Client(), params: &ugc.PostsParams{}, checkpoint: checkpoint, concurrency: concurrency, progress: io.Discard}
+			out := filepath.Join(t.TempDir(), "posts.jsonl")
+			var progress stoppingWriter
+			job := exportJob{client: srv.Client(), params: &ugc.PostsParams{}, out: out, checkpoint: out + ".checkpoint",
+				concurrency: concurrency, progress: &progress}
+			ctx, cancel := context.WithCancel(context.Background())
+			progress.after, progress.stop = 3, cancel
+			require.ErrorIs(t, job.run(ctx), context.Canceled)
+			require.FileExists(t, job.checkpoint)
 
-			var first, second bytes.Buffer
-			job.out = &crashingWriter{w: &first, writes: 3}
-			require.ErrorIs(t, job.run(context.Background()), errCrash)
-			saved, err := os.ReadFile(checkpoint)
-			require.NoError(t, err, "the crash leaves a checkpoint")
-			assert.Contains(t, string(saved), "skip=75")
-
-			job.out = &second
+			progress = stoppingWriter{}
 			require.NoError(t, job.run(context.Background()))
-			assert.Equal(t, want, append(ids(t, first.Bytes()), ids(t, second.Bytes())...), "every post exactly once, in order")
-			_, err = os.Stat(checkpoint)
-			assert.ErrorIs(t, err, os.ErrNotExist, "a complete export removes its checkpoint")
+			assert.Equal(t, want, postIDs(t, out), "every post exactly once, in order")
+			assert.NoFileExists(t, job.checkpoint)
 		})
 	}
+}
+
+// stoppingWriter takes progress lines and calls stop after the after-th.
+type stoppingWriter struct {
+	lines, after int
+	stop         func()
+}
+
+func (w *stoppingWriter) Write(p []byte) (int, error) {
+	if w.lines++; w.stop != nil && w.lines == w.after {
+		w.stop()
+	}
+	return len(p), nil
 }
