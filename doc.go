@@ -50,21 +50,42 @@
 //
 // [Client.AllPosts], [Client.AllGalleryPosts] and [Client.AllInbox] walk a
 // whole list as an iter.Seq2[Post, error]; [Client.PostsPages] and its
-// siblings walk it page by page. They follow next as the server gives it,
-// yield an error once and stop, and leave nothing running after a break.
+// siblings walk it page by page. They yield an error once and stop, and
+// leave nothing running after a break.
+//
+// A walk is complete: every post that is in the list for the whole walk is
+// yielded exactly once, or the walk ends with an error that says why. It
+// follows next (a relative link is resolved against the request that
+// returned it) and ends on a null next or an empty page; a page shorter
+// than its limit that gives a next link is not the end. It departs from
+// following next in one way: each request starts one post earlier than the
+// link says (and asks for one post more, within 25), so that the answer
+// begins with the last post already yielded, the anchor. When the anchor is
+// not there (posts were added or removed before it, or a cache answered with
+// another page), the walk looks for it where the posts it does see say it
+// is, and goes on after it: nothing is skipped and nothing repeated. This
+// holds while the list keeps a stable order (posts do not move); a change of
+// order ends the walk with a [*DriftError].
 //
 //   - Prefetch (on by default, [WithPrefetch]): the next page is in flight
 //     while the caller handles the current one.
 //   - Parallel ([WithConcurrency]): up to n pages in flight, posts still in
-//     order, memory bounded by n pages.
+//     order, memory bounded by n pages; each boundary between pages is
+//     checked as in a sequential walk, and only a broken one is read again.
 //   - Resume ([ResumeFrom]): start from a Next URL saved as a checkpoint.
-//   - Drift ([WithDrift]): a list that changes during the walk is detected
-//     (a changed count, a post that comes back); repeats are dropped by
-//     default, or the walk fails with a [*DriftError].
+//   - Drift ([WithDrift]): [DriftRepair] (the default) repairs a change as
+//     above; [DriftFail] ends the walk at the first sign of one.
+//   - Summary ([WithSummary]): after the loop, what the walk did: pages,
+//     requests, posts, the count at the start and at the end, short pages,
+//     re-anchors, repeats dropped and any shortfall against the count.
 //
-// A next URL on another origin, on another endpoint, or that does not
-// advance skip is refused ([ErrBadNext]): the key never leaves the base
-// URL's origin and a broken server cannot loop a job forever.
+// A walk ends with an error rather than a silent gap or an endless loop: a
+// next URL on another origin, on another endpoint, or that does not advance
+// skip is refused ([ErrBadNext]) after the posts of the page that carried it,
+// so the key never leaves the base URL's origin; pages that stop bringing
+// new posts end it with [ErrStalled]; a list that did not change but ended
+// short of its count ends it with [ErrIncomplete]. A context that ends stops
+// the loop at once, in the middle of a page too.
 //
 // # Errors
 //
