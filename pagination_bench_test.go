@@ -8,6 +8,7 @@ package ugc_test
 
 import (
 	"context"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -72,6 +73,40 @@ func naiveWalk(ctx context.Context, hc *http.Client, baseURL, key string, work f
 	return n, nil
 }
 
+// floorWalk is the transport-only floor: the loop that only moves bytes.
+// It reads each body and finds next in it without decoding the posts, so
+// no client that decodes can be faster.
+func floorWalk(ctx context.Context, hc *http.Client, baseURL, key string) (int, error) {
+	url := baseURL + "/v1/posts?limit=25"
+	pages := 0
+	var body bytes.Buffer
+	for url != "" {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return pages, err
+		}
+		req.Header.Set("x-api-key", key)
+		resp, err := hc.Do(req)
+		if err != nil {
+			return pages, err
+		}
+		body.Reset()
+		_, err = body.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return pages, err
+		}
+		pages++
+		url = ""
+		if _, rest, ok := bytes.Cut(body.Bytes(), []byte(`"next":"`)); ok {
+			if end := bytes.IndexByte(rest, '"'); end >= 0 {
+				url = string(rest[:end])
+			}
+		}
+	}
+	return pages * 25, nil
+}
+
 // sdkWalk walks every post with AllPosts, calling work after each page's
 // last post.
 func sdkWalk(ctx context.Context, c *ugc.Client, work func(), opts ...ugc.IterOption) (int, error) {
@@ -88,16 +123,18 @@ func sdkWalk(ctx context.Context, c *ugc.Client, work func(), opts ...ugc.IterOp
 	return n, nil
 }
 
-func benchServer(b *testing.B, posts int, latency time.Duration) *ugctest.Server {
+func benchServer(b *testing.B, posts int, latency time.Duration, opts ...ugctest.Option) *ugctest.Server {
 	b.Helper()
-	return ugctest.NewServer(b, ugctest.WithDataset(ugctest.Generate(posts, 1)), ugctest.WithLatency(latency))
+	opts = append(opts, ugctest.WithDataset(ugctest.Generate(posts, 1)), ugctest.WithLatency(latency))
+	return ugctest.NewServer(b, opts...)
 }
 
 // BenchmarkIterate walks 20,000 posts (800 pages of 25) with 10 ms added to
 // every request, by hand and with the SDK in each mode, with and without a
 // consumer that spends 10 ms on each page.
 func BenchmarkIterate(b *testing.B) {
-	srv := benchServer(b, benchPosts, benchLatency)
+	var requests atomic.Int64
+	srv := benchServer(b, benchPosts, benchLatency, ugctest.WithRequestHook(func(ugctest.Request) { requests.Add(1) }))
 	work := func() { time.Sleep(benchPageWork) }
 	// Each case gets its own transport, to count the connections it opens.
 	var tr *http.Transport
@@ -111,6 +148,9 @@ func BenchmarkIterate(b *testing.B) {
 		name string
 		walk func(ctx context.Context, b *testing.B) (int, error)
 	}{
+		{"floor", func(ctx context.Context, b *testing.B) (int, error) {
+			return floorWalk(ctx, naiveClient(), srv.URL, srv.APIKey)
+		}},
 		{"naive", func(ctx context.Context, b *testing.B) (int, error) {
 			return naiveWalk(ctx, naiveClient(), srv.URL, srv.APIKey, nil)
 		}},
@@ -138,6 +178,7 @@ func BenchmarkIterate(b *testing.B) {
 			ctx := context.Background()
 			tr, dials = countingTransport()
 			defer tr.CloseIdleConnections()
+			requests.Store(0)
 			b.ReportAllocs()
 			for b.Loop() {
 				n, err := tc.walk(ctx, b)
@@ -145,6 +186,7 @@ func BenchmarkIterate(b *testing.B) {
 				require.Equal(b, benchPosts, n)
 			}
 			b.ReportMetric(float64(dials.Load())/float64(b.N), "conns/walk")
+			b.ReportMetric(float64(requests.Load())/float64(b.N), "requests/walk")
 		})
 	}
 }

@@ -132,6 +132,14 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page, isFirst bo
 	out := &Page{Count: page.Count, Nodes: nodes}
 
 	next, err := w.c.resolveNext(req.u, page.Next)
+	if next == nil && err == nil && len(nodes) > 0 && len(page.Nodes) < limitOf(req.u) && w.cur.pos < page.Count {
+		// A short last page while the count says more posts follow: a
+		// server that advanced past posts it never sent. Read on from
+		// where the posts ended; an empty answer ends the walk there.
+		next = withParam(req.u, "skip", w.cur.pos)
+		w.sum.NextCorrected++
+		w.warn(ctx, "ugc: a short page ended the list before its count; reading on", req, page)
+	}
 	link := nextLink{u: next, err: err}
 	if next == nil || len(page.Nodes) == 0 {
 		return out, link, nil // the end; a refused next link is reported after the page
