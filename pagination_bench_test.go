@@ -7,8 +7,8 @@ package ugc_test
 //	go test -run '^$' -bench 'Iterate|HeapWhileIterating' -benchtime 1x -count 5 .
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
