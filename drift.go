@@ -81,6 +81,14 @@ func newCursor(policy DriftPolicy, endpoint string, skip int) *cursor {
 	return &cursor{policy: policy, endpoint: endpoint, seed: maphash.MakeSeed(), seq: make(map[uint64]int, 256), pos: skip, count: -1}
 }
 
+// resumeAfter takes id, a post yielded by an earlier run just before the
+// cursor's position, as the anchor.
+func (c *cursor) resumeAfter(id string) {
+	c.yielded = 1
+	c.seq[c.key(id)] = 1
+	c.anchor = id
+}
+
 func (c *cursor) key(id string) uint64 { return maphash.String(c.seed, id) }
 
 // placement says which posts of a page are new.

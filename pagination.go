@@ -21,6 +21,7 @@ type iterConfig struct {
 	concurrency int
 	drift       DriftPolicy
 	resume      string
+	resumeAfter string // ID of the last post handled before the checkpoint
 	summary     *WalkSummary
 }
 
@@ -60,6 +61,15 @@ func WithDrift(p DriftPolicy) IterOption { return iterOptionFunc(func(c *iterCon
 // must be for the same endpoint, on the client's origin.
 func ResumeFrom(next string) IterOption {
 	return iterOptionFunc(func(c *iterConfig) { c.resume = next })
+}
+
+// ResumeAfter is [ResumeFrom] for a checkpoint that also saved the ID of
+// the last post handled before it. The walk then starts one post earlier
+// and places its first page by that post, as it places every page, so the
+// resumed walk neither repeats nor skips a post when posts were added or
+// removed between the two runs.
+func ResumeAfter(next, lastPostID string) IterOption {
+	return iterOptionFunc(func(c *iterConfig) { c.resume, c.resumeAfter = next, lastPostID })
 }
 
 // NextPage fetches the page at a next URL given by an earlier page, for a job
@@ -187,6 +197,11 @@ func (c *Client) pages(ctx context.Context, first func() (*url.URL, error), opts
 			return
 		}
 		w := walk{c: c, cfg: cfg, labels: wantsLabels(u), cur: newCursor(cfg.drift, u.Path, skipOf(u)), start: skipOf(u), limit: limitOf(u)}
-		w.run(ctx, u, yield)
+		first := pageRequest{u: u, skip: w.start}
+		if cfg.resume != "" && cfg.resumeAfter != "" && w.start > 0 {
+			w.cur.resumeAfter(cfg.resumeAfter)
+			first = w.follow(nextLink{u: u})
+		}
+		w.run(ctx, first, yield)
 	}
 }

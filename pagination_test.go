@@ -228,6 +228,47 @@ func TestPagesResumeFromACheckpoint(t *testing.T) {
 	}
 }
 
+// TestResumeAfterSurvivesChangesBetweenRuns checkpoints a walk after 30
+// posts, then adds posts before the checkpoint and removes some on both
+// sides of it, and resumes with the last post's ID: every post present in
+// both runs comes exactly once over the two, where a plain ResumeFrom
+// would repeat the posts the insertions pushed past the checkpoint.
+func TestResumeAfterSurvivesChangesBetweenRuns(t *testing.T) {
+	t.Parallel()
+	for _, mode := range iterModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(80, 5)))
+			c := srv.Client()
+			ctx := context.Background()
+			want := storedIDs(t, c)
+
+			var before []string
+			var checkpoint string
+			for page, err := range c.PostsPages(ctx, &ugc.PostsParams{Limit: 10}, mode.opts...) {
+				require.NoError(t, err)
+				before = append(before, idsOf(page.Nodes)...)
+				checkpoint = page.Next
+				if len(before) >= 30 {
+					break
+				}
+			}
+			extra := ugctest.Generate(83, 6).Materialize().Posts[80:]
+			srv.InsertPosts(3, extra...)
+			srv.RemovePosts(want[5], want[60])
+
+			after := collect(t, c.AllPosts(ctx, nil, append([]ugc.IterOption{ugc.ResumeAfter(checkpoint, before[len(before)-1])}, mode.opts...)...))
+			all := append(append([]string{}, before...), after...)
+			assert.Equal(t, uniq(all), all, "no post twice over the two runs")
+			for _, id := range want {
+				if id != want[60] {
+					assert.Contains(t, all, id)
+				}
+			}
+		})
+	}
+}
+
 func idsOf(posts []ugc.Post) []string {
 	ids := make([]string, len(posts))
 	for i, p := range posts {

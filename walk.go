@@ -38,7 +38,7 @@ type walk struct {
 
 // run walks the list from first, yielding the pages of new posts. Every
 // request it sent has ended when it returns.
-func (w *walk) run(ctx context.Context, first *url.URL, yield func(*Page, error) bool) {
+func (w *walk) run(ctx context.Context, first pageRequest, yield func(*Page, error) bool) {
 	size := 0 // sequential: the next request is sent after the page is yielded
 	switch {
 	case w.cfg.concurrency > 1:
@@ -51,7 +51,7 @@ func (w *walk) run(ctx context.Context, first *url.URL, yield func(*Page, error)
 	defer w.finishSummary()
 
 	var plan *parallelPlan
-	w.send(win, pageRequest{u: first, skip: skipOf(first)})
+	w.send(win, first)
 	for isFirst := true; win.pending() > 0; isFirst = false {
 		req, page, err := w.receive(win, plan)
 		if err != nil {

@@ -101,9 +101,10 @@ type exportJob struct {
 // checkpoint is what a run saves after each page: the file holds the posts
 // of the walk up to Next, in its first Bytes bytes.
 type checkpoint struct {
-	Next  string `json:"next"`  // where the walk goes on; "" when it is complete
-	Bytes int64  `json:"bytes"` // the length of the output file that is complete
-	Posts int    `json:"posts"` // the posts in those bytes
+	Next   string `json:"next"`   // where the walk goes on; "" when it is complete
+	LastID string `json:"lastId"` // the last post in the file, by which the resumed walk places itself
+	Bytes  int64  `json:"bytes"`  // the length of the output file that is complete
+	Posts  int    `json:"posts"`  // the posts in those bytes
 }
 
 func (j *exportJob) run(ctx context.Context) error {
@@ -125,7 +126,7 @@ func (j *exportJob) run(ctx context.Context) error {
 	var sum ugc.WalkSummary
 	opts := []ugc.IterOption{ugc.WithConcurrency(j.concurrency), ugc.WithSummary(&sum)}
 	if resumed {
-		opts = append(opts, ugc.ResumeFrom(cp.Next))
+		opts = append(opts, ugc.ResumeAfter(cp.Next, cp.LastID))
 		fmt.Fprintf(j.progress, "resuming from checkpoint %s: %d posts already in %s\n", j.checkpoint, cp.Posts, j.out)
 	}
 	w := bufio.NewWriterSize(file, 64<<10)
@@ -157,6 +158,9 @@ func (j *exportJob) run(ctx context.Context) error {
 			return err
 		}
 		cp.Next = page.Next
+		if n := len(page.Nodes); n > 0 {
+			cp.LastID = page.Nodes[n-1].ID
+		}
 		if err := saveCheckpoint(j.checkpoint, cp); err != nil {
 			return err
 		}
