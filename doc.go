@@ -72,7 +72,9 @@
 //   - Parallel ([WithConcurrency]): up to n pages in flight, posts still in
 //     order, memory bounded by n pages; each boundary between pages is
 //     checked as in a sequential walk, and only a broken one is read again.
-//   - Resume ([ResumeFrom]): start from a Next URL saved as a checkpoint.
+//   - Resume ([ResumeFrom], [ResumeAfter]): start from a Next URL saved as
+//     a checkpoint; with the ID of the last post handled, the first page is
+//     placed by it, so a list that changed between the runs costs nothing.
 //   - Drift ([WithDrift]): [DriftRepair] (the default) repairs a change as
 //     above; [DriftFail] ends the walk at the first sign of one.
 //   - Summary ([WithSummary]): after the loop, what the walk did: pages,
