@@ -204,10 +204,11 @@ func everyByteEscape(s string) string {
 // TestNoProgressEndsTheWalk: a server that ignores skip (it always serves
 // the first page while next advances) ends the walk with an error within a
 // few requests, in every mode, whether its next stops at count or goes on
-// past it.
+// past it. The lists are long enough for two pages in a row to bring no new
+// post.
 func TestNoProgressEndsTheWalk(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{30, 100, 1000} {
+	for _, n := range []int{60, 100, 1000} {
 		for _, endless := range []bool{false, true} {
 			for _, mode := range iterModes {
 				t.Run(fmt.Sprintf("posts=%d/endless=%t/%s", n, endless, mode.name), func(t *testing.T) {

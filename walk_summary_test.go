@@ -119,27 +119,42 @@ func TestSummaryCountsShortPages(t *testing.T) {
 }
 
 // TestSummaryCountsReanchors: posts inserted before the cursor (more than
-// a page of them, so the anchor leaves the page asked) and a cache that
-// answers a later page both make the walk re-read, which Reanchors counts;
+// a page of them, so the anchor leaves the page asked: the walk must look
+// for it further on), posts removed before the cursor and a cache that
+// answers a later page each make the walk re-read, which Reanchors counts;
 // the walk stays exactly once.
 func TestSummaryCountsReanchors(t *testing.T) {
 	t.Parallel()
-	cases := map[string]func(srv *misbehavingServer){
-		"inserts before the cursor": func(srv *misbehavingServer) {
+	// Each case sets up srv and returns the IDs it removed (under srv.mu).
+	cases := map[string]func(srv *misbehavingServer) *[]string{
+		"inserts before the cursor": func(srv *misbehavingServer) *[]string {
 			srv.mutate = func(n, _ int, ids []string) []string {
 				if n == 3 {
 					return slices.Insert(ids, 0, postIDs(130)[100:]...) // p0100..p0129, new
 				}
 				return ids
 			}
+			return new([]string)
 		},
-		"a later page from a cache": func(srv *misbehavingServer) {
+		"removals before the cursor": func(srv *misbehavingServer) *[]string {
+			removed := new([]string)
+			srv.mutate = func(n, skip int, ids []string) []string {
+				if n == 4 && skip > 5 {
+					*removed = slices.Clone(ids[skip-5 : skip-2])
+					return slices.Delete(ids, skip-5, skip-2)
+				}
+				return ids
+			}
+			return removed
+		},
+		"a later page from a cache": func(srv *misbehavingServer) *[]string {
 			srv.wrongPage = func(n int) int {
 				if n == 3 {
 					return 2
 				}
 				return 0
 			}
+			return new([]string)
 		},
 	}
 	for name, setup := range cases {
@@ -147,17 +162,26 @@ func TestSummaryCountsReanchors(t *testing.T) {
 			t.Run(name+"/"+mode.name, func(t *testing.T) {
 				t.Parallel()
 				srv := newMisbehavingServer(t, "", postIDs(100))
-				setup(srv)
+				removed := setup(srv)
 				var s ugc.WalkSummary
 				got := walkAll(srv.client(t).AllPosts(context.Background(), &ugc.PostsParams{Limit: 10}, append(slices.Clone(mode.opts), ugc.WithSummary(&s))...))
 				require.NoError(t, got.err)
-				var old []string // the posts present throughout
+				srv.mu.Lock()
+				gone := *removed
+				srv.mu.Unlock()
+				var want, old []string // the posts present throughout: all, and those yielded
+				for _, id := range postIDs(100) {
+					if !slices.Contains(gone, id) {
+						want = append(want, id)
+					}
+				}
 				for _, id := range got.ids {
-					if id < "p0100" {
+					if id < "p0100" && !slices.Contains(gone, id) {
 						old = append(old, id)
 					}
 				}
-				assertIDs(t, postIDs(100), old, "every post present throughout once, in order")
+				assertIDs(t, want, old, "every post present throughout once, in order")
+				assert.Len(t, uniq(got.ids), len(got.ids), "no post twice")
 				assert.Positive(t, s.Reanchors)
 				assert.Equal(t, 100, s.CountAtStart)
 				assert.Zero(t, s.Shortfall)
