@@ -7,6 +7,7 @@ package ugc_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -63,6 +64,11 @@ func TestWrongPageFromACache(t *testing.T) {
 // changeRates are the changes per page request the moderation tests apply.
 var changeRates = []float64{0.1, 0.5, 2}
 
+// moderationSeeds is how many seeds each rate and mode runs. Each walk reads
+// 2,500 posts, so CI keeps it small; raise it to look harder, as in
+// go test -race -run Moderators -moderation-seeds 20 .
+var moderationSeeds = flag.Uint64("moderation-seeds", 2, "seeds per rate and mode in TestExactlyOnceWhileModeratorsChangeTheList")
+
 // TestExactlyOnceWhileModeratorsChangeTheList: 2,500 posts, with 0.1 to 2
 // insertions or removals per page at random positions (before and after the
 // cursor), applied between requests, over many seeds and every mode. Every
@@ -76,7 +82,7 @@ func TestExactlyOnceWhileModeratorsChangeTheList(t *testing.T) {
 	type tally struct{ walks, driftErrors atomic.Int64 }
 	tallies := make([]tally, len(iterModes))
 	t.Run("walks", func(t *testing.T) {
-		for seed := range uint64(2) {
+		for seed := range *moderationSeeds {
 			for _, rate := range changeRates {
 				for m, mode := range iterModes {
 					t.Run(fmt.Sprintf("seed=%d/rate=%v/%s", seed, rate, mode.name), func(t *testing.T) {
