@@ -140,6 +140,10 @@ func TestRefusedNextEndsTheWalkAfterItsPage(t *testing.T) {
 					require.ErrorIs(t, got.err, ugc.ErrBadNext)
 					assert.Zero(t, got.afterErr)
 					assertIDs(t, want[:k*limit], got.ids, "the pages up to the one with the refused next come first")
+					assert.NotContains(t, got.err.Error(), "misbehaving-key")
+					if name == "other endpoint" {
+						assert.Contains(t, got.err.Error(), "inbox", "the error says what differs")
+					}
 				})
 			}
 		}
@@ -175,6 +179,19 @@ func TestGalleryNextEscapedAnotherWay(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGalleryIDWithASpaceIsRefusedUpFront: a gallery ID the contract's
+// shortIds cannot hold, such as "a b", is bad input: one error matching
+// ErrInvalidParams, and no request.
+func TestGalleryIDWithASpaceIsRefusedUpFront(t *testing.T) {
+	t.Parallel()
+	srv := newMisbehavingServer(t, "", postIDs(5))
+	got := walkAll(srv.client(t).AllGalleryPosts(context.Background(), "a b", nil))
+	require.ErrorIs(t, got.err, ugc.ErrInvalidParams)
+	assert.Empty(t, got.ids)
+	assert.Zero(t, got.afterErr)
+	assert.Zero(t, srv.requestCount())
 }
 
 // componentEscape escapes as JavaScript's encodeURIComponent does: all but
