@@ -74,7 +74,11 @@ type cursor struct {
 	pos      int  // where the post after the anchor stands in the list, as the last page showed
 	count    int  // count of the first page; -1 before it
 	last     int  // count of the last page
+	placed   int  // count of the last page placed
 	changed  bool // the count changed or a page was not where it was asked for
+	// unanchored is set when requests no longer start at the anchor (a
+	// server whose pages hold one post): pages are then taken as they come.
+	unanchored bool
 }
 
 func newCursor(policy DriftPolicy, endpoint string, skip int) *cursor {
@@ -118,9 +122,11 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 	if c.policy == DriftFail && page.Count != c.count {
 		return placement{}, c.driftError("the count changed", "")
 	}
-	if c.anchor == "" || len(page.Nodes) == 0 && !shrank {
-		// The first page, or an empty page: the end of the list, unless
-		// posts were removed and those after the anchor moved back.
+	if c.anchor == "" || len(page.Nodes) == 0 && !shrank && page.Count <= c.pos {
+		// The first page, or an empty page where the count agrees that
+		// nothing follows the anchor: the end of the list. An empty page
+		// that the count contradicts, or after posts were removed (those
+		// after the anchor may have moved back), is read again.
 		return placement{placed: true}, nil
 	}
 	latest, gap, anchorAt, err := c.scan(page)
@@ -128,9 +134,13 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 		return placement{}, err
 	}
 	var p placement
-	switch {
+	switch expected := c.pos - 1 - skip; {
+	case c.unanchored && expected < 0 && latest < 0:
+		// A request that starts after the anchor, on a server whose pages
+		// hold one post: nothing on the page to check it by.
+		p = placement{placed: true}
 	case anchorAt >= 0:
-		p = placement{placed: true, from: anchorAt + 1, moved: anchorAt != c.pos-1-skip}
+		p = placement{placed: true, from: anchorAt + 1, moved: anchorAt != expected}
 	case latest >= 0 && (latest+gap < len(page.Nodes) || page.Next == ""):
 		// The page reaches past where the anchor would be, after the
 		// latest post it holds: the anchor and the posts yielded after
@@ -173,19 +183,33 @@ func (c *cursor) scan(page *Page) (latest, gap, anchorAt int, err error) {
 }
 
 // seek returns the skip of the read that should find the anchor again,
-// after a page answered for skip could not be placed: centred on where the
-// posts the page holds say the anchor is, or on the page's start when it
-// holds none of them (the anchor is before it). It returns -1 when there
-// is nowhere earlier to look.
-func (c *cursor) seek(skip, limit int, page *Page) int {
+// after a page answered for skip could not be placed (the reads-th such
+// page in a row). It centres the read on where the posts the page holds say
+// the anchor is. A page that holds none of them says only that the anchor
+// is elsewhere: the first time, the read goes where the change of count
+// since the last page placed would have moved it (posts added before it
+// push it on); after that, reads search around where it was, a page back,
+// a page on, two back, two on, and so on. It returns -1 when that search
+// has passed both ends of the list.
+func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	latest, gap, _, err := c.scan(page)
-	switch {
-	case err == nil && latest >= 0:
-		return max(skip+latest+gap-(limit-1)/2, 0)
-	case skip == 0:
+	last := max(page.Count-1, 0) // no read starts past the list's end
+	half := (limit - 1) / 2
+	if err == nil && latest >= 0 {
+		return min(max(skip+latest+gap-half, 0), last)
+	}
+	if delta := page.Count - c.placed; reads == 1 && delta != 0 {
+		return min(max(c.pos-1+delta-half, 0), last)
+	}
+	step := (reads + 1) / 2 * max(limit-1, 1)
+	if reads%2 == 1 {
+		step = -step
+	}
+	target := c.pos - 1 + step
+	if c.pos-1-step < 0 && c.pos-1+step > last || c.pos-1+step < -limit && c.pos-1-step > last+limit {
 		return -1
 	}
-	return max(min(skip, page.Count)-(limit-1)/2, 0)
+	return min(max(target-half, 0), last)
 }
 
 // commit records the posts of a placed page from p.from on as yielded and
@@ -209,6 +233,7 @@ func (c *cursor) commit(skip int, page *Page, p placement) (kept []Post, repeats
 	if len(out) > 0 || p.from > 0 {
 		c.pos = skip + len(page.Nodes)
 	}
+	c.placed = page.Count
 	return out, repeats
 }
 

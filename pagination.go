@@ -135,73 +135,101 @@ func (c *Client) InboxPages(ctx context.Context, params *InboxParams, opts ...It
 // work at once, with no goroutine or connection left behind. params is not
 // changed.
 func (c *Client) AllPosts(ctx context.Context, params *PostsParams, opts ...IterOption) iter.Seq2[Post, error] {
-	return flatten(ctx, c.PostsPages(ctx, params, opts...))
+	return c.posts(ctx, func() (*url.URL, error) { return c.postsURL(params) }, opts)
 }
 
 // AllGalleryPosts iterates over every post of a gallery, as [Client.AllPosts].
 func (c *Client) AllGalleryPosts(ctx context.Context, galleryID string, params *GalleryPostsParams, opts ...IterOption) iter.Seq2[Post, error] {
-	return flatten(ctx, c.GalleryPostsPages(ctx, galleryID, params, opts...))
+	return c.posts(ctx, func() (*url.URL, error) { return c.galleryPostsURL(galleryID, params) }, opts)
 }
 
 // AllInbox iterates over every post pending moderation, as [Client.AllPosts].
 func (c *Client) AllInbox(ctx context.Context, params *InboxParams, opts ...IterOption) iter.Seq2[Post, error] {
-	return flatten(ctx, c.InboxPages(ctx, params, opts...))
-}
-
-// flatten yields the posts of each page. A context that ends stops it at
-// once, in the middle of a page too.
-func flatten(ctx context.Context, pages iter.Seq2[*Page, error]) iter.Seq2[Post, error] {
-	return func(yield func(Post, error) bool) {
-		for page, err := range pages {
-			if err != nil {
-				yield(Post{}, err)
-				return
-			}
-			for i := range page.Nodes {
-				if err := ctx.Err(); err != nil {
-					yield(Post{}, err)
-					return
-				}
-				if !yield(page.Nodes[i], nil) {
-					return
-				}
-			}
-		}
-	}
+	return c.posts(ctx, func() (*url.URL, error) { return c.inboxURL(params) }, opts)
 }
 
 // pages returns the page iterator shared by every list: first builds the
 // URL of the first page (or reports bad params).
 func (c *Client) pages(ctx context.Context, first func() (*url.URL, error), opts []IterOption) iter.Seq2[*Page, error] {
+	cfg := newIterConfig(opts)
+	return func(yield func(*Page, error) bool) {
+		w, req, err := c.newWalk(ctx, first, cfg)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		w.run(ctx, req, yield)
+	}
+}
+
+// posts returns the post iterator shared by every list: the pages' posts,
+// one by one. A context that ends stops it at once, in the middle of a page
+// too; the summary counts the posts the caller was given.
+func (c *Client) posts(ctx context.Context, first func() (*url.URL, error), opts []IterOption) iter.Seq2[Post, error] {
+	cfg := newIterConfig(opts)
+	return func(yield func(Post, error) bool) {
+		w, req, err := c.newWalk(ctx, first, cfg)
+		if err != nil {
+			yield(Post{}, err)
+			return
+		}
+		w.run(ctx, req, func(page *Page, err error) bool {
+			if err != nil {
+				yield(Post{}, err)
+				return false
+			}
+			for i := range page.Nodes {
+				if err := ctx.Err(); err != nil {
+					w.sum.Posts -= len(page.Nodes) - i
+					yield(Post{}, err)
+					return false
+				}
+				if !yield(page.Nodes[i], nil) {
+					w.sum.Posts -= len(page.Nodes) - i - 1
+					return false
+				}
+			}
+			return true
+		})
+	}
+}
+
+func newIterConfig(opts []IterOption) iterConfig {
 	cfg := iterConfig{prefetch: true}
 	for _, o := range opts {
 		if o != nil {
 			o.applyIter(&cfg)
 		}
 	}
-	return func(yield func(*Page, error) bool) {
-		if ctx == nil {
-			yield(nil, fmt.Errorf("%w: nil context", ErrInvalidParams))
-			return
-		}
-		u, err := first()
-		if err == nil && cfg.resume != "" {
-			var resumed *url.URL
-			if resumed, err = c.parseNext(cfg.resume); err == nil && !slices.Equal(pathSegments(resumed), pathSegments(u)) {
-				err = fmt.Errorf("%w: ResumeFrom URL is for %s, not %s: %s", ErrBadNext, resumed.Path, u.Path, segmentDiff(pathSegments(u), pathSegments(resumed)))
-			}
-			u = resumed
-		}
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		w := walk{c: c, cfg: cfg, labels: wantsLabels(u), cur: newCursor(cfg.drift, u.Path, skipOf(u)), start: skipOf(u), limit: limitOf(u)}
-		first := pageRequest{u: u, skip: w.start}
-		if cfg.resume != "" && cfg.resumeAfter != "" && w.start > 0 {
-			w.cur.resumeAfter(cfg.resumeAfter)
-			first = w.follow(nextLink{u: u})
-		}
-		w.run(ctx, first, yield)
+	return cfg
+}
+
+// newWalk checks the walk's parameters and returns it with its first
+// request: the first page, or the page a ResumeFrom or ResumeAfter names.
+func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cfg iterConfig) (*walk, pageRequest, error) {
+	if ctx == nil {
+		return nil, pageRequest{}, fmt.Errorf("%w: nil context", ErrInvalidParams)
 	}
+	u, err := first()
+	if err != nil {
+		return nil, pageRequest{}, err
+	}
+	if cfg.resume != "" {
+		resumed, err := c.parseNext(cfg.resume)
+		if err != nil {
+			return nil, pageRequest{}, err
+		}
+		if !slices.Equal(pathSegments(resumed), pathSegments(u)) {
+			return nil, pageRequest{}, fmt.Errorf("%w: ResumeFrom URL is for %s, not %s: %s", ErrBadNext, resumed.Path, u.Path, segmentDiff(pathSegments(u), pathSegments(resumed)))
+		}
+		u = resumed
+	}
+	start := skipOf(u)
+	w := &walk{c: c, cfg: cfg, labels: wantsLabels(u), cur: newCursor(cfg.drift, u.Path, start), start: start, limit: limitOf(u), overlap: 1}
+	req := pageRequest{u: u, skip: start}
+	if cfg.resume != "" && cfg.resumeAfter != "" && start > 0 {
+		w.cur.resumeAfter(cfg.resumeAfter)
+		req = w.follow(nextLink{u: u})
+	}
+	return w, req, nil
 }

@@ -34,6 +34,10 @@ type walk struct {
 	limit  int // limit of the first request: the caller's page size
 	// stale counts pages in a row that brought no new post.
 	stale int
+	// overlap is 1 while each request starts at the anchor, 0 once the
+	// server showed it answers one post a page (the anchor alone would
+	// fill each page).
+	overlap int
 }
 
 // run walks the list from first, yielding the pages of new posts. Every
@@ -64,7 +68,18 @@ func (w *walk) run(ctx context.Context, first pageRequest, yield func(*Page, err
 			return
 		}
 		end := out.Next == ""
-		if isFirst && !end && w.cfg.concurrency > 1 {
+		// A parallel walk plans pages from one that brought new posts (the
+		// first, or one read after the plan ended) up to its count. A page
+		// that shows the plan is off (pages of one post, or nothing new and
+		// not where it was asked for) ends it, with the pages in flight.
+		if plan != nil && (w.overlap == 0 || len(out.Nodes) == 0 && w.stale > 0) {
+			plan = nil
+			win.drain()
+		}
+		if plan != nil && plan.done() && win.pending() == 0 {
+			plan = nil
+		}
+		if plan == nil && w.cfg.concurrency > 1 && w.overlap == 1 && !end && len(out.Nodes) > 0 && win.pending() == 0 {
 			plan = newParallelPlan(next, w.cur.pos, page.Count, w.anchoredLimit())
 		}
 		// Ask for what comes next: the plan's pages while it has some, then
@@ -73,7 +88,7 @@ func (w *walk) run(ctx context.Context, first pageRequest, yield func(*Page, err
 		for plan != nil && !end && !win.full() && !plan.done() {
 			w.send(win, plan.next())
 		}
-		following := !end && (plan == nil || plan.done() && win.pending() == 0)
+		following := !end && win.pending() == 0
 		if following && size > 0 {
 			w.send(win, w.follow(next))
 		}
@@ -99,52 +114,93 @@ func (w *walk) run(ctx context.Context, first pageRequest, yield func(*Page, err
 	}
 }
 
-// step places one answer and returns the page of new posts to yield, with
-// Next set to where the walk goes on ("" at the end), and the page's next
-// link as judged. A page that cannot be placed is read again where the
-// posts it holds say the anchor is, or a page earlier when it holds none.
+// step takes one answer: it places it (reading again until it can), yields
+// nothing twice, and judges what comes next. It returns the page of new
+// posts to yield, with Next set to where the walk goes on ("" at the end),
+// and the page's next link as judged.
 func (w *walk) step(ctx context.Context, req pageRequest, page *Page, isFirst bool) (*Page, nextLink, error) {
-	p, err := w.cur.place(req.skip, page)
-	for reads := 1; err == nil && !p.placed; reads++ {
-		w.sum.Reanchors++
-		skip := w.cur.seek(req.skip, w.anchoredLimit(), page)
-		if skip < 0 || reads > maxRereads {
-			return nil, nextLink{}, &DriftError{Endpoint: w.cur.endpoint, CountBefore: w.cur.count, CountAfter: page.Count,
-				Reason: fmt.Sprintf("post %s could not be found again after %d reads", w.cur.anchor, reads)}
-		}
-		req = pageRequest{u: withParam(withParam(req.u, "skip", skip), "limit", w.anchoredLimit()), skip: skip}
-		if page, err = w.get(ctx, req.u); err != nil {
-			return nil, nextLink{}, err
-		}
-		w.sum.Requests++
-		p, err = w.cur.place(req.skip, page)
-	}
+	req, page, p, err := w.place(ctx, req, page)
 	if err != nil {
 		return nil, nextLink{}, err
-	}
-	if p.moved {
-		w.sum.Reanchors++
-		w.warn(ctx, "ugc: page re-anchored: the list changed or the page was not the one asked for", req, page)
 	}
 	nodes, repeats := w.cur.commit(req.skip, page, p)
 	w.sum.Repeats += repeats
 	w.sum.Posts += len(nodes)
 	out := &Page{Count: page.Count, Nodes: nodes}
 
+	next := w.judgeNext(ctx, req, page, len(nodes) > 0)
+	switch {
+	case len(nodes) > 0:
+		w.stale = 0
+	case isFirst || len(page.Nodes) == 0:
+	case next.u != nil && len(page.Nodes) == 1 && p.from == 1 && w.overlap == 1:
+		// The server answers one post a page: a request that starts at
+		// the anchor would never bring a new one. Read on without the
+		// overlap.
+		w.overlap, w.cur.unanchored = 0, true
+	case !p.moved && page.Count <= w.cur.pos:
+		next.u = nil // nothing new where asked, and the count says the list is done
+	case p.moved:
+		// Nothing new, and not where it was asked for: twice in a row is
+		// a server that does not move on (it ignores skip, say).
+		if w.stale++; w.stale >= 2 {
+			return nil, nextLink{}, fmt.Errorf("%w: 2 pages in a row brought no new post (%s, skip %d); the server may ignore skip", ErrStalled, req.u.Path, req.skip)
+		}
+	}
+	if next.u != nil && len(page.Nodes) > 0 {
+		out.Next = withParam(withParam(next.u, "skip", w.cur.pos), "limit", w.limit).String()
+	}
+	return out, next, nil
+}
+
+// place places an answer by the cursor. One that cannot be placed is read
+// again where the posts it holds say the anchor is (see [cursor.seek]),
+// until one can; it returns the request and page that were placed.
+func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequest, *Page, placement, error) {
+	p, err := w.cur.place(req.skip, page)
+	for reads := 1; err == nil && !p.placed; reads++ {
+		w.sum.Reanchors++
+		skip := w.cur.seek(req.skip, w.anchoredLimit(), reads, page)
+		if skip < 0 || reads > maxRereads {
+			return req, nil, p, &DriftError{Endpoint: w.cur.endpoint, CountBefore: w.cur.count, CountAfter: page.Count,
+				Reason: fmt.Sprintf("post %s could not be found again after %d reads", w.cur.anchor, reads)}
+		}
+		req = pageRequest{u: withParam(withParam(req.u, "skip", skip), "limit", w.anchoredLimit()), skip: skip}
+		if page, err = w.get(ctx, req.u); err != nil {
+			return req, nil, p, err
+		}
+		w.sum.Requests++
+		p, err = w.cur.place(req.skip, page)
+	}
+	if err == nil && p.moved {
+		w.sum.Reanchors++
+		w.warn(ctx, "ugc: page re-anchored: the list changed or the page was not the one asked for", req, page)
+	}
+	return req, page, p, err
+}
+
+// judgeNext reads the next link of a placed page, reports what it forgave,
+// and returns where the walk goes on (u nil at the end). A short page that
+// ends the list while the count says more posts follow is read on from
+// where its posts ended.
+func (w *walk) judgeNext(ctx context.Context, req pageRequest, page *Page, brought bool) nextLink {
 	next, err := w.c.resolveNext(req.u, page.Next)
-	if next == nil && err == nil && len(nodes) > 0 && len(page.Nodes) < limitOf(req.u) && w.cur.pos < page.Count {
-		// A short last page while the count says more posts follow: a
-		// server that advanced past posts it never sent. Read on from
-		// where the posts ended; an empty answer ends the walk there.
-		next = withParam(req.u, "skip", w.cur.pos)
+	short := len(page.Nodes) < limitOf(req.u)
+	switch {
+	case err != nil:
+		return nextLink{err: err}
+	case len(page.Nodes) == 0:
+		return nextLink{}
+	case next == nil && brought && short && w.cur.pos < page.Count:
+		// A server that advanced past posts it never sent; an empty
+		// answer ends the walk there.
 		w.sum.NextCorrected++
 		w.warn(ctx, "ugc: a short page ended the list before its count; reading on", req, page)
+		return nextLink{u: withParam(req.u, "skip", w.cur.pos)}
+	case next == nil:
+		return nextLink{}
 	}
-	link := nextLink{u: next, err: err}
-	if next == nil || len(page.Nodes) == 0 {
-		return out, link, nil // the end; a refused next link is reported after the page
-	}
-	if len(page.Nodes) < limitOf(req.u) {
+	if short {
 		w.sum.ShortPages++
 		w.warn(ctx, "ugc: a page shorter than its limit gave a next link; reading on", req, page)
 	}
@@ -152,15 +208,7 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page, isFirst bo
 		w.sum.NextCorrected++
 		w.warn(ctx, fmt.Sprintf("ugc: next link skips to %d, but the posts received end at %d; reading from there", s, w.cur.pos), req, page)
 	}
-	if len(nodes) > 0 || isFirst {
-		w.stale = 0
-	} else if !p.moved && page.Count <= w.cur.pos {
-		return out, nextLink{}, nil // nothing new where asked, and the count says the list is done
-	} else if w.stale++; w.stale >= 2 {
-		return nil, nextLink{}, fmt.Errorf("%w: %d pages in a row brought no new post (%s, skip %d); the server may ignore skip", ErrStalled, w.stale, req.u.Path, req.skip)
-	}
-	out.Next = withParam(withParam(next, "skip", w.cur.pos), "limit", w.limit).String()
-	return out, link, nil
+	return nextLink{u: next}
 }
 
 // receive returns the next answer in order: the window's oldest, or in a
@@ -202,12 +250,12 @@ func (w *walk) endErr(next nextLink) error {
 // post so that the answer starts with the anchor, and one post longer
 // (within MaxLimit) so that it still brings a full page of new posts.
 func (w *walk) follow(next nextLink) pageRequest {
-	skip := max(w.cur.pos-1, 0)
+	skip := max(w.cur.pos-w.overlap, 0)
 	return pageRequest{u: withParam(withParam(next.u, "skip", skip), "limit", w.anchoredLimit()), skip: skip}
 }
 
 // anchoredLimit is the limit of a request that starts at the anchor.
-func (w *walk) anchoredLimit() int { return min(w.limit+1, MaxLimit) }
+func (w *walk) anchoredLimit() int { return min(w.limit+w.overlap, MaxLimit) }
 
 func (w *walk) send(win *window, r pageRequest) {
 	w.sum.Requests++

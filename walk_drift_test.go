@@ -95,6 +95,7 @@ func TestExactlyOnceWhileModeratorsChangeTheList(t *testing.T) {
 							var drift *ugc.DriftError
 							require.ErrorAs(t, got.err, &drift, "the only error allowed is a *DriftError")
 							tallies[m].driftErrors.Add(1)
+							t.Logf("DRIFT %v", got.err)
 						}
 						srv.check(t, got, got.err == nil)
 					})

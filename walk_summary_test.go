@@ -1,4 +1,3 @@
-//go:build walkv2
 
 // The walk summary and the count check need the new API (WithSummary,
 // WalkSummary, ErrIncomplete); remove the build tag above when it lands.
@@ -184,7 +183,9 @@ func TestSummaryCountsReanchors(t *testing.T) {
 				assert.Len(t, uniq(got.ids), len(got.ids), "no post twice")
 				assert.Positive(t, s.Reanchors)
 				assert.Equal(t, 100, s.CountAtStart)
-				assert.Zero(t, s.Shortfall)
+				// Posts added before the cursor are in the count but never
+				// came: the shortfall reports them, and no more.
+				assert.LessOrEqual(t, s.Shortfall, s.CountAtEnd-len(want))
 			})
 		}
 	}
@@ -215,7 +216,7 @@ func TestSummaryIsFilledHoweverTheLoopEnds(t *testing.T) {
 			t.Parallel()
 			srv := newMisbehavingServer(t, "", postIDs(100))
 			srv.nextFor = func(skip int) string {
-				if skip == 20 {
+				if skip <= 29 && 29 <= skip+10 { // the page that ends with post 29
 					return "https://elsewhere.example.com/v1/posts?limit=10&skip=30"
 				}
 				return ""

@@ -96,6 +96,13 @@ func (w *window) receive() (pageRequest, *Page, error) {
 	return j.req, a.page, a.err
 }
 
+// drain receives and drops the answers to every request in flight.
+func (w *window) drain() {
+	for len(w.queue) > 0 {
+		_, _, _ = w.receive()
+	}
+}
+
 // close ends every request in flight and waits for the goroutines.
 func (w *window) close() {
 	w.cancel()
