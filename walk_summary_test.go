@@ -1,4 +1,3 @@
-
 // The walk summary and the count check need the new API (WithSummary,
 // WalkSummary, ErrIncomplete); remove the build tag above when it lands.
 
