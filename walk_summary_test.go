@@ -1,7 +1,7 @@
-// The walk summary and the count check need the new API (WithSummary,
-// WalkSummary, ErrIncomplete); remove the build tag above when it lands.
-
 package ugc_test
+
+// Tests of the walk summary (WithSummary) and of the count check at the end
+// of a walk (ErrIncomplete).
 
 import (
 	"context"
