@@ -9,9 +9,8 @@ import (
 )
 
 // ErrStalled matches the error that ends a walk which stopped making
-// progress: pages that bring no post not seen before, two in a row (a
-// server that ignores skip, say), or re-reads that cannot find where the
-// walk stood.
+// progress: two pages in a row that brought no post not seen before and
+// were not where they were asked for (a server that ignores skip, say).
 var ErrStalled = errors.New("ugc: the walk makes no progress")
 
 // maxRereads bounds the reads one page's placement may take, each aimed at
@@ -68,20 +67,7 @@ func (w *walk) run(ctx context.Context, first pageRequest, yield func(*Page, err
 			return
 		}
 		end := out.Next == ""
-		// A parallel walk plans pages from one that brought new posts (the
-		// first, or one read after the plan ended) up to its count. A page
-		// that shows the plan is off (pages of one post, or nothing new and
-		// not where it was asked for) ends it, with the pages in flight.
-		if plan != nil && (w.overlap == 0 || len(out.Nodes) == 0 && w.stale > 0) {
-			plan = nil
-			win.drain()
-		}
-		if plan != nil && plan.done() && win.pending() == 0 {
-			plan = nil
-		}
-		if plan == nil && w.cfg.concurrency > 1 && w.overlap == 1 && !end && len(out.Nodes) > 0 && win.pending() == 0 {
-			plan = newParallelPlan(next, w.cur.pos, page.Count, w.anchoredLimit())
-		}
+		plan = w.replan(win, plan, out, next, end)
 		// Ask for what comes next: the plan's pages while it has some, then
 		// the next link of the last page (before yielding it when a window
 		// runs ahead, after it when sequential).
@@ -112,6 +98,25 @@ func (w *walk) run(ctx context.Context, first pageRequest, yield func(*Page, err
 			w.send(win, w.follow(next))
 		}
 	}
+}
+
+// replan keeps, ends or starts a parallel walk's plan after a page. The
+// plan runs from a page that brought new posts (the first, or one read
+// after a plan ended) up to its count. A page that shows the plan is off
+// (pages of one post, or nothing new and not where it was asked for) ends
+// it, with the pages in flight.
+func (w *walk) replan(win *window, plan *parallelPlan, out *Page, next nextLink, end bool) *parallelPlan {
+	if plan != nil && (w.overlap == 0 || len(out.Nodes) == 0 && w.stale > 0) {
+		plan = nil
+		win.drain()
+	}
+	if plan != nil && plan.done() && win.pending() == 0 {
+		plan = nil
+	}
+	if plan == nil && w.cfg.concurrency > 1 && w.overlap == 1 && !end && len(out.Nodes) > 0 && win.pending() == 0 {
+		plan = newParallelPlan(next, w.cur.pos, out.Count, w.anchoredLimit())
+	}
+	return plan
 }
 
 // step takes one answer: it places it (reading again until it can), yields
