@@ -70,7 +70,12 @@ func TestAPIErrors(t *testing.T) {
 			assert.Equal(t, tt.status, apiErr.StatusCode)
 			assert.Equal(t, tt.wantMessage, apiErr.Message)
 			assert.Equal(t, []byte(tt.body), apiErr.Body)
-			assert.Equal(t, "ugc: GET /prefix/v1/posts: "+strconv.Itoa(tt.status)+" "+http.StatusText(tt.status)+": "+tt.wantMessage, err.Error())
+			want := "ugc: GET /prefix/v1/posts: " + strconv.Itoa(tt.status) + " " + http.StatusText(tt.status) + ": " + tt.wantMessage
+			if tt.wantTries > 1 {
+				want += " (after " + strconv.Itoa(tt.wantTries) + " attempts)"
+			}
+			assert.Equal(t, want, err.Error())
+			assert.Equal(t, tt.wantTries, apiErr.Attempts)
 			assert.NotContains(t, err.Error(), "giving up")
 			assert.NotContains(t, err.Error(), canaryKey)
 			for _, s := range statusSentinels {

@@ -31,6 +31,7 @@ type options struct {
 	uaSuffix       string
 	maxBody        int64
 	insecureHTTP   bool
+	observer       AttemptObserver
 }
 
 // WithHTTPClient sets the *http.Client that sends each attempt, under the
@@ -94,8 +95,13 @@ func WithAttemptTimeout(d time.Duration) Option {
 	}
 }
 
-// WithLogger sends debug lines (each request, each retry) and errors to l.
-// Without it the client writes nothing anywhere. No line carries the API key.
+// WithLogger makes the client log each attempt through l, with the call's
+// context and structured attributes (method, endpoint, attempt, status,
+// duration, wait, outcome, error): a success at Debug, a success after
+// retries at Info, a failed attempt that will be retried at Warn, a final
+// failure at Error (Warn for a 4xx answer, which is the caller's to handle),
+// a call abandoned by its context at Info. Without it the client writes
+// nothing anywhere. No line carries the API key.
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) error {
 		if l == nil {

@@ -68,6 +68,7 @@ type iterConfig struct {
 	concurrency int
 	drift       DriftPolicy
 	resume      string
+	call        []CallOption // applied to each request of the walk
 }
 
 // WithPrefetch turns prefetching on or off. With it on (the default), the
@@ -113,13 +114,13 @@ func ResumeFrom(next string) IterOption {
 // that pages by hand or resumes from a checkpoint. The URL must be on the
 // client's origin, under its base path, for one of the list endpoints; it
 // is refused otherwise (an error matching [ErrBadNext]). Other errors are
-// those of [Client.Posts].
-func (c *Client) NextPage(ctx context.Context, next string) (*Page, error) {
+// those of [Client.Posts]. opts change this call only.
+func (c *Client) NextPage(ctx context.Context, next string, opts ...CallOption) (*Page, error) {
 	u, err := c.parseNext(next)
 	if err != nil {
 		return nil, err
 	}
-	return c.getPage(ctx, u, wantsLabels(u))
+	return c.getPage(ctx, u, wantsLabels(u), opts)
 }
 
 // PostsPages iterates over the pages of [Client.Posts], from params (which it
@@ -261,7 +262,7 @@ func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, err
 		f := fetch{u: u, planned: planned, cancel: func() {}}
 		switch {
 		case !async:
-			f.result.page, f.result.err = w.c.getPage(ctx, u, w.labels)
+			f.result.page, f.result.err = w.c.getPage(ctx, u, w.labels, w.cfg.call)
 		case !planned:
 			if ahead == nil {
 				ahead = make(chan *url.URL)
@@ -269,7 +270,7 @@ func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, err
 				go func() {
 					defer wg.Done()
 					for u := range ahead {
-						p, err := w.c.getPage(ctx, u, w.labels)
+						p, err := w.c.getPage(ctx, u, w.labels, w.cfg.call)
 						aheadDone <- fetchResult{p, err}
 					}
 				}()
@@ -283,7 +284,7 @@ func (w *walk) run(parent context.Context, first *url.URL, yield func(*Page, err
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				p, err := w.c.getPage(fctx, u, w.labels)
+				p, err := w.c.getPage(fctx, u, w.labels, w.cfg.call)
 				f.done <- fetchResult{p, err}
 			}()
 		}

@@ -205,7 +205,7 @@ type stubAPI struct {
 	err   error // yielded after the posts, if set
 }
 
-func (s stubAPI) Posts(context.Context, *ugc.PostsParams) (*ugc.Page, error) {
+func (s stubAPI) Posts(context.Context, *ugc.PostsParams, ...ugc.CallOption) (*ugc.Page, error) {
 	return nil, errors.New("stubAPI: Posts is not stubbed")
 }
 
