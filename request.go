@@ -44,7 +44,10 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 		}
 		if ctxErr := ctx.Err(); err != nil && ctxErr != nil {
 			c.observe(ctx, a, true)
-			return nil, abandoned(ctxErr, last, attempt-1)
+			if resp != nil { // an answer came before the end: it is the last error
+				last = withAttempts(err, u.Path, attempt)
+			}
+			return nil, abandoned(ctxErr, last, attempt)
 		}
 		a.Retry = err != nil && attempt <= retryMax && (cutShort || retryable(ctx, resp, err))
 		if a.Retry {
