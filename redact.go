@@ -90,3 +90,17 @@ func (m *masker) maskHeader(h http.Header) http.Header {
 	}
 	return out
 }
+
+// maskError returns err with the key masked in its text (a decoding error
+// may quote a value of the body); errors.Is and errors.As still reach err.
+func (m *masker) maskError(err error) error {
+	return &maskedError{err: err, text: m.mask(err.Error())}
+}
+
+type maskedError struct {
+	err  error
+	text string
+}
+
+func (e *maskedError) Error() string { return e.text }
+func (e *maskedError) Unwrap() error { return e.err }

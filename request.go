@@ -163,5 +163,5 @@ func (c *Client) readBody(body io.ReadCloser, buf *bytes.Buffer) error {
 }
 
 func (c *Client) decodeError(path string, resp *http.Response, body []byte, err error) error {
-	return &DecodeError{Method: http.MethodGet, Endpoint: path, StatusCode: resp.StatusCode, Snippet: snippet(c.masker.maskBytes(body)), Err: err, Header: c.masker.maskHeader(resp.Header)}
+	return &DecodeError{Method: http.MethodGet, Endpoint: path, StatusCode: resp.StatusCode, Snippet: snippet(c.masker.maskBytes(body)), Err: c.masker.maskError(err), Header: c.masker.maskHeader(resp.Header)}
 }
