@@ -24,8 +24,8 @@ var (
 	ErrRateLimited = errors.New("ugc: rate limited")
 	// ErrServer matches an APIError with any 5xx status.
 	ErrServer = errors.New("ugc: server error")
-	// ErrInvalidParams matches bad input refused before any request: a limit
-	// out of range, a negative skip, an unusable gallery ID, an unsupported
+	// ErrInvalidParams matches bad input refused before any request: a
+	// negative limit or skip, a bad [CallOption], an unusable gallery ID, an unsupported
 	// include, an invalid filter (a [*FilterError]) or a foreign next URL.
 	ErrInvalidParams = errors.New("ugc: invalid parameters")
 	// ErrForeignRedirect matches a redirect to an origin other than the base

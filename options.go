@@ -42,7 +42,8 @@ type options struct {
 // transport. Because the client is copied here, anything that wraps its
 // Transport (such as gock.InterceptClient) must do so before NewClient, and
 // the client should have a Transport of its own (gock panics on a nil one).
-// See the package documentation on testing.
+// Without this option, the client reaches gock.New's interception whenever
+// it was built. See the package documentation on testing.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(o *options) error {
 		if hc == nil {
