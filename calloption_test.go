@@ -262,3 +262,22 @@ func TestLogLinesCarryContextAttributesAndMeaningfulLevels(t *testing.T) {
 	assert.Equal(t, "0s", attrs(h.records[0])["wait"])
 	assert.Equal(t, "failed", attrs(h.records[6])["outcome"])
 }
+
+func TestDecodeErrorKeepsHeadersAndAttempts(t *testing.T) {
+	t.Parallel()
+	rt := &scripted{steps: []func(*http.Request) (*http.Response, error){
+		replyBody(200, func() io.ReadCloser { return &cutShort{r: strings.NewReader(retryTestPage[:10])} }),
+		func(r *http.Request) (*http.Response, error) {
+			resp, _ := reply(200, `<html>maintenance</html>`)(r)
+			resp.Header.Set("X-Amzn-RequestId", "amzn-1")
+			return resp, nil
+		},
+	}}
+	c := newScriptedClient(t, rt, WithRetryMax(3))
+	_, err := c.Posts(context.Background(), nil)
+	var decErr *DecodeError
+	require.ErrorAs(t, err, &decErr)
+	assert.Equal(t, 2, decErr.Attempts, "a cut-short body is retried, an HTML page is final")
+	assert.Equal(t, "amzn-1", decErr.RequestID())
+	assert.Equal(t, 2, rt.count())
+}
