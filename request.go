@@ -37,7 +37,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 	var last error // the last attempt's error
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		resp, err, cutShort := c.attempt(ctx, u, labels, call.header, timeout, body)
+		resp, cutShort, err := c.attempt(ctx, u, labels, call.header, timeout, body)
 		a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start)}
 		if resp != nil {
 			a.StatusCode = resp.StatusCode
@@ -76,7 +76,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 // an error. resp is nil when no answer came; its body is always closed.
 // cutShort says a 2xx body ended early, which is retried like a dropped
 // connection.
-func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody) (resp *http.Response, err error, cutShort bool) {
+func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody) (resp *http.Response, cutShort bool, err error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -93,30 +93,30 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
 	resp, err = c.http.Do(req)
 	if err != nil {
-		return nil, err, false
+		return nil, false, err
 	}
 	body.buf.Reset()
 	readErr := c.readBody(resp.Body, &body.buf)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// a cut-short error body still says what it can
-		return resp, newAPIError(http.MethodGet, u.Path, resp, body.buf.Bytes(), c.masker), false
+		return resp, false, newAPIError(http.MethodGet, u.Path, resp, body.buf.Bytes(), c.masker)
 	}
 	if readErr != nil {
-		return resp, c.decodeError(u.Path, resp, body.buf.Bytes(), readErr), !errors.Is(readErr, errBodyTooLarge)
+		return resp, !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
 	}
 	page, err := decodePage(body.buf.Bytes())
 	if err != nil {
-		return resp, c.decodeError(u.Path, resp, body.buf.Bytes(), err), false
+		return resp, false, c.decodeError(u.Path, resp, body.buf.Bytes(), err)
 	}
 	if labels {
 		for i := range page.Nodes {
 			if page.Nodes[i].Labels == nil {
-				return resp, c.decodeError(u.Path, resp, body.buf.Bytes(), fmt.Errorf("nodes[%d].labels: %w (the request asked for include=labels)", i, errMissing)), false
+				return resp, false, c.decodeError(u.Path, resp, body.buf.Bytes(), fmt.Errorf("nodes[%d].labels: %w (the request asked for include=labels)", i, errMissing))
 			}
 		}
 	}
 	body.page = page
-	return resp, nil, false
+	return resp, false, nil
 }
 
 var acceptJSON = []string{"application/json"}
