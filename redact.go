@@ -13,7 +13,8 @@ import (
 const redacted = "[redacted]"
 
 // masker finds the API key in the forms a server or proxy may echo it in:
-// raw, JSON-escaped (any character as \u00XX, "/" as "\/") and URL-encoded
+// raw, JSON-escaped (any character as \u00XX; "/", `"` and `\` after a
+// backslash) and URL-encoded
 // (%XX in upper or lower case, a space as "+"), and any mix of them. It
 // runs only on what an error keeps, never on a successful page.
 type masker struct {
@@ -38,8 +39,8 @@ func newMasker(key string) *masker {
 			fmt.Fprintf(&b, "%%%s", hexPattern(fmt.Sprintf("%02x", c)))
 		}
 		switch r {
-		case '/':
-			b.WriteString(`|\\/`)
+		case '/', '"', '\\': // JSON's short escapes: \/ (PHP's), \", \\
+			b.WriteString(`|\\` + regexp.QuoteMeta(string(r)))
 		case ' ':
 			b.WriteString(`|\+`)
 		}

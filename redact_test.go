@@ -130,3 +130,24 @@ func TestPlainTextErrorBodyIsTheMessage(t *testing.T) {
 	assert.Equal(t, "No valid API key provided", apiErr.Message)
 	assert.ErrorIs(t, err, ErrUnauthorized)
 }
+
+// FuzzKeyMasking: whatever the key (printable ASCII, as API keys are, of at
+// least 12 characters), every echo form of it is masked in a text around it.
+func FuzzKeyMasking(f *testing.F) {
+	for _, k := range []string{"k/+=abcdefghijkl", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "a b%2F\\u00/\"<>&+=="} {
+		f.Add(k, uint64(1))
+	}
+	f.Fuzz(func(t *testing.T, key string, seed uint64) {
+		if len(key) < 12 || strings.IndexFunc(key, func(r rune) bool { return r < ' ' || r > '~' }) >= 0 {
+			t.Skip("not a plausible API key")
+		}
+		m := newMasker(key)
+		rng := rand.New(rand.NewPCG(seed, 11))
+		for form, echo := range keyEchoes(key, rng) {
+			out := m.mask(`{"message":"bad key ` + echo + `!"}`)
+			if strings.Contains(out, key) || strings.Contains(out, echo) {
+				t.Fatalf("key %q echoed as %s survives: %q", key, form, out)
+			}
+		}
+	})
+}
