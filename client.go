@@ -139,21 +139,6 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// sameOrigin reports whether u has the scheme, host and port of base.
-func sameOrigin(u, base *url.URL) bool {
-	return strings.EqualFold(u.Scheme, base.Scheme) && strings.EqualFold(u.Hostname(), base.Hostname()) && port(u) == port(base)
-}
-
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if strings.EqualFold(u.Scheme, "https") {
-		return "443"
-	}
-	return "80"
-}
-
 // String describes the client by its base URL; it never shows the key.
 func (c *Client) String() string { return "ugc.Client{base: " + c.base.String() + "}" }
 
