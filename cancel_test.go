@@ -182,7 +182,10 @@ func TestCancelEndsTheWaitBetweenAttempts(t *testing.T) {
 			assert.Equal(t, tt.want, await(t, sig.answered), "the first attempt's answer")
 			cancel()
 			err := await(t, done)
-			assert.Equal(t, context.Canceled, err) //nolint:errorlint // ctx.Err() is returned as is
+			assert.ErrorIs(t, err, context.Canceled)
+			var apiErr *ugc.APIError
+			require.ErrorAs(t, err, &apiErr, "the last attempt's error is kept")
+			assert.Equal(t, tt.want, apiErr.StatusCode)
 			assert.Equal(t, int32(1), sig.attempts.Load(), "no second attempt")
 			assert.Len(t, srv.Requests(), 1, "no second request")
 		})

@@ -6,12 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/hashicorp/go-retryablehttp"
+	"time"
 )
 
 // Version is the SDK's version; the User-Agent header carries it as
@@ -33,11 +33,19 @@ const (
 type Client struct {
 	base      *url.URL        // scheme, host and path prefix, without a trailing slash
 	apiKey    func() []string // a func: fmt shows only an address, whatever the verb
-	http      *retryablehttp.Client
-	userAgent []string // the User-Agent header's value
+	http      *http.Client    // one attempt; the retries are getPage's
+	masker    *masker         // the key in every encoding, for errors
+	userAgent []string        // the User-Agent header's value
 	maxBody   int64
-	logger    *slog.Logger // nil: the client writes nothing
-	bodies    sync.Pool    // *pageBody, so a page costs no new buffer
+	logger    *slog.Logger    // nil: the client writes nothing
+	observer  AttemptObserver // nil: none
+
+	retryMax         int
+	waitMin, waitMax time.Duration
+	attemptTimeout   time.Duration // 0: unbounded
+
+	bodies     sync.Pool  // *pageBody, so a page costs no new buffer
+	responseMu sync.Mutex // for WithResponseInto, written by a parallel walk
 }
 
 // NewClient returns a Client for the API at baseURL, authenticating with
@@ -77,21 +85,17 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	if o.uaSuffix != "" {
 		ua += " " + o.uaSuffix
 	}
-	hc := newHTTPClient(o, base, apiKey, ua)
-	rc := &retryablehttp.Client{
-		HTTPClient:   hc,
-		RetryMax:     o.retryMax,
-		RetryWaitMin: o.waitMin,
-		RetryWaitMax: o.waitMax,
-		CheckRetry:   checkRetry,
-		Backoff:      backoff,
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-	}
-	if o.logger != nil {
-		rc.Logger = o.logger // *slog.Logger is a retryablehttp.LeveledLogger
+	hc := newHTTPClient(o, base, apiKey)
+	timeout := o.attemptTimeout
+	if hc.Timeout > 0 {
+		timeout = 0 // the caller's client bounds each attempt already
 	}
 	keyHeader := []string{apiKey}
-	return &Client{base: base, apiKey: func() []string { return keyHeader }, http: rc, userAgent: []string{ua}, maxBody: o.maxBody, logger: o.logger}, nil
+	return &Client{
+		base: base, apiKey: func() []string { return keyHeader }, http: hc, masker: newMasker(apiKey),
+		userAgent: []string{ua}, maxBody: o.maxBody, logger: o.logger, observer: o.observer,
+		retryMax: o.retryMax, waitMin: o.waitMin, waitMax: o.waitMax, attemptTimeout: timeout,
+	}, nil
 }
 
 // parseBaseURL checks and normalises the base URL. Its errors never quote
@@ -133,21 +137,6 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// sameOrigin reports whether u has the scheme, host and port of base.
-func sameOrigin(u, base *url.URL) bool {
-	return strings.EqualFold(u.Scheme, base.Scheme) && strings.EqualFold(u.Hostname(), base.Hostname()) && port(u) == port(base)
-}
-
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if strings.EqualFold(u.Scheme, "https") {
-		return "443"
-	}
-	return "80"
 }
 
 // String describes the client by its base URL; it never shows the key.

@@ -92,20 +92,62 @@
 // # Errors
 //
 // A non-2xx answer is an [*APIError] with the status, the message the API
-// sent as a bare JSON string, and the raw body; errors.Is matches
+// sent as a bare JSON string (or a short text/plain body as it is), the raw
+// body, the response headers, the Retry-After as a duration, the number of
+// attempts made, and [APIError.RequestID]; errors.Is matches
 // [ErrBadRequest], [ErrUnauthorized], [ErrNotFound], [ErrRateLimited] and
 // [ErrServer]. A body that is not a valid page (cut short, HTML, a missing
 // required field, over the size cap) is a [*DecodeError]; no page is ever
 // returned in part. Bad input matches [ErrInvalidParams] (filters give a
-// [*FilterError]). A context that ends gives ctx.Err() as it is. No error,
-// log line or fmt verb ever shows the API key.
+// [*FilterError]); a refused redirect matches [ErrForeignRedirect]. A
+// context that ends before any attempt failed gives ctx.Err() as it is; one
+// that ends during retries gives an error that matches ctx.Err() with
+// errors.Is and still reaches the last attempt's [*APIError] with
+// errors.As:
+//
+//	context deadline exceeded during retries, after 3 attempts; last: ugc: GET /v1/posts: 500 Internal Server Error: Something went wrong
+//
+// A final 429 after retries reads
+//
+//	ugc: GET /v1/posts: 429 Too Many Requests: Too many requests (after 5 attempts)
+//
+// No error, log line or fmt verb ever shows the API key, in any encoding a
+// server may echo it in (raw, JSON-escaped, URL-encoded).
+//
+// # Per-call options
+//
+// Every call and iterator takes [CallOption] values that change that call
+// only, on a Client shared by callers with different budgets:
+// [WithCallRetryMax], [WithCallAttemptTimeout], [WithHeader] (a request ID,
+// a traceparent; never the key header) and [WithResponseInto] (status,
+// headers and attempts of a successful answer).
+//
+//	page, err := client.Posts(ctx, params, ugc.WithCallRetryMax(0), ugc.WithHeader("X-Request-Id", id))
+//
+// # Logging and observability
+//
+// With [WithLogger] the client logs each attempt through slog with the
+// call's context (LogAttrs), so a trace-aware handler correlates the lines,
+// with the attributes method, endpoint, attempt, status, duration, wait,
+// outcome and error: a failed attempt that is retried is a Warn, a success
+// after retries an Info, a final failure an Error (a Warn for a 4xx), a
+// plain success a Debug. For example:
+//
+//	level=WARN msg="ugc: attempt failed, retrying" method=GET endpoint=/v1/posts attempt=1 status=503 duration=2ms outcome=retry wait=480ms error="ugc: GET /v1/posts: 503 Service Unavailable: busy"
+//	level=INFO msg="ugc: request succeeded after retries" method=GET endpoint=/v1/posts attempt=2 status=200 duration=3ms outcome=ok
+//
+// Without it the client writes nothing. [WithAttemptObserver] calls a
+// function after each attempt, in order, with the call's context: enough
+// for metrics, and for OpenTelemetry spans without the SDK depending on it
+// (see the examples of WithAttemptObserver).
 //
 // # Retries
 //
-// Requests go through go-retryablehttp with a policy fit for a library:
+// The client retries each call itself (go-retryablehttp's policy decides
+// which transport errors are final), with a policy fit for a library:
 //
 //   - retried: connection errors, bodies cut short, 429, and 5xx but 501;
-//     never other 4xx;
+//     never other 4xx, a host that does not exist, or a refused redirect;
 //   - up to [DefaultRetryMax] retries ([WithRetryMax]); the n-th waits a
 //     random time between half and all of min·2ⁿ, from [DefaultRetryWaitMin]
 //     capped at [DefaultRetryWaitMax] ([WithRetryWait]); a Retry-After
@@ -132,11 +174,14 @@
 // exact error texts, and injected faults. Prefer it to mocking HTTP. The
 // command ugcfake serves the same fake for clients in other languages.
 //
-// To mock at the HTTP level with gock instead, give the client an
+// To mock at the HTTP level with gock instead, either build the client with
+// no [WithHTTPClient]: it then sends through http.DefaultTransport as it is
+// at each request once something replaced it, so gock.New intercepts it
+// whether it ran before or after [NewClient]; or give the client an
 // *http.Client with a Transport, call gock.InterceptClient on it before
-// [NewClient] (which copies it), pass it with [WithHTTPClient], and set
-// WithRetryWait(0, 0) so that a request no mock matches is not retried for
-// seconds; see the example of WithHTTPClient. For unit tests of your own
+// [NewClient] (which copies it) and pass it with [WithHTTPClient]. Either
+// way set WithRetryWait(0, 0) so that a request no mock matches is not
+// retried for seconds; see the examples of NewClient and WithHTTPClient. For unit tests of your own
 // code, declare the few methods you call as an interface on your side;
 // *Client satisfies it (see examples/mocking).
 package ugc

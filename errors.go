@@ -1,12 +1,14 @@
 package ugc
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Sentinels for errors.Is. An [*APIError] matches the one for its status;
@@ -22,10 +24,14 @@ var (
 	ErrRateLimited = errors.New("ugc: rate limited")
 	// ErrServer matches an APIError with any 5xx status.
 	ErrServer = errors.New("ugc: server error")
-	// ErrInvalidParams matches bad input refused before any request: a limit
-	// out of range, a negative skip, an unusable gallery ID, an unsupported
+	// ErrInvalidParams matches bad input refused before any request: a
+	// negative limit or skip, a bad [CallOption], an unusable gallery ID, an unsupported
 	// include, an invalid filter (a [*FilterError]) or a foreign next URL.
 	ErrInvalidParams = errors.New("ugc: invalid parameters")
+	// ErrForeignRedirect matches a redirect to an origin other than the base
+	// URL's, which the client refuses so that the API key stays on that
+	// origin. It is never retried.
+	ErrForeignRedirect = errors.New("ugc: redirect to another origin refused: the API key is only sent to the base URL's origin")
 )
 
 // snippetLen is how much of an unexpected body an error quotes.
@@ -34,33 +40,83 @@ const snippetLen = 120
 // APIError is a non-2xx answer from the API.
 //
 // Message is the error text: the API sends it as a bare JSON string (for
-// example "No valid API key provided" with 401), which is decoded; any other
-// body (a proxy's HTML page, an empty body) gives a short, printable snippet
-// of it instead. Body holds the raw body, up to the client's size cap.
+// example "No valid API key provided" with 401), which is decoded; a short
+// printable body that is not JSON (a text/plain answer) is the message as it
+// is; any other body (a proxy's HTML page, an empty body) gives a short,
+// printable snippet of it instead. Body holds the raw body, up to the
+// client's size cap. The API key is masked in Message, Body and Header, in
+// every encoding a server may echo it in (raw, JSON-escaped, URL-encoded).
 type APIError struct {
 	Method     string // "GET"
 	Endpoint   string // the path of the request, without the query
 	StatusCode int
 	Message    string
 	Body       []byte
+	// Header holds the response headers of the last attempt.
+	Header http.Header
+	// RetryAfter is the last answer's Retry-After (seconds or HTTP date) as
+	// a duration; 0 when it had none.
+	RetryAfter time.Duration
+	// Attempts is how many attempts the call made, the last one included.
+	Attempts int
 }
 
-func newAPIError(method, endpoint string, status int, body []byte) *APIError {
-	e := &APIError{Method: method, Endpoint: endpoint, StatusCode: status, Body: body}
+// maxPlainMessage is the longest non-JSON body kept as the message as it is.
+const maxPlainMessage = 200
+
+func newAPIError(method, endpoint string, resp *http.Response, body []byte, m *masker) *APIError {
+	e := &APIError{Method: method, Endpoint: endpoint, StatusCode: resp.StatusCode, Body: m.maskBytes(body), Header: m.maskHeader(resp.Header)}
+	e.RetryAfter, _ = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	var msg string
-	if json.Unmarshal(body, &msg) == nil && strings.TrimSpace(msg) != "" {
-		e.Message = msg
-	} else if len(bytes.TrimSpace(body)) == 0 {
+	trimmed := strings.TrimSpace(string(body))
+	switch {
+	case json.Unmarshal(body, &msg) == nil && strings.TrimSpace(msg) != "":
+		e.Message = m.mask(msg) // masked after decoding: escapes cannot hide the key
+	case trimmed == "":
 		e.Message = "(empty body)"
-	} else {
-		e.Message = "unexpected body: " + snippet(body)
+	case isPlainText(trimmed) && !json.Valid(body):
+		e.Message = m.mask(trimmed)
+	default:
+		e.Message = "unexpected body: " + snippet(e.Body)
 	}
 	return e
 }
 
-// Error returns "ugc: GET /v1/posts: 401 Unauthorized: No valid API key provided".
+// isPlainText reports whether s is a short line of printable text that is
+// not markup, fit to be an error message as it is.
+func isPlainText(s string) bool {
+	if len(s) > maxPlainMessage || !utf8.ValidString(s) || strings.HasPrefix(s, "<") {
+		return false
+	}
+	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
+}
+
+// Error returns "ugc: GET /v1/posts: 401 Unauthorized: No valid API key
+// provided", followed by "(after 5 attempts)" when the call was retried.
 func (e *APIError) Error() string {
-	return fmt.Sprintf("ugc: %s %s: %d %s: %s", e.Method, e.Endpoint, e.StatusCode, http.StatusText(e.StatusCode), e.Message)
+	s := fmt.Sprintf("ugc: %s %s: %d %s: %s", e.Method, e.Endpoint, e.StatusCode, http.StatusText(e.StatusCode), e.Message)
+	if e.Attempts > 1 {
+		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
+	}
+	return s
+}
+
+// requestIDHeaders are the conventional headers that carry a request ID,
+// in the order [APIError.RequestID] looks for them.
+var requestIDHeaders = []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Request-Id", "X-Correlation-Id", "Request-Id", "X-Trace-Id", "Cf-Ray"}
+
+// RequestID returns the ID the server or a proxy gave the failed request
+// (X-Request-Id, X-Amzn-RequestId, X-Amz-Request-Id, X-Correlation-Id,
+// Request-Id, X-Trace-Id or CF-Ray, the first present), or "" if none.
+func (e *APIError) RequestID() string { return requestID(e.Header) }
+
+func requestID(h http.Header) string {
+	for _, k := range requestIDHeaders {
+		if v := h.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // Is reports whether target is the sentinel for e's status.
@@ -88,9 +144,17 @@ type DecodeError struct {
 	Method     string
 	Endpoint   string
 	StatusCode int
-	Snippet    string // the start of the body, printable
+	Snippet    string // the start of the body, printable, the API key masked
 	Err        error
+	// Header holds the response headers, the API key masked.
+	Header http.Header
+	// Attempts is how many attempts the call made, the last one included.
+	Attempts int
 }
+
+// RequestID returns the ID the server or a proxy gave the request, as
+// [APIError.RequestID] does, or "" if none.
+func (e *DecodeError) RequestID() string { return requestID(e.Header) }
 
 // Error names the request, the status, the cause and the start of the body.
 func (e *DecodeError) Error() string {

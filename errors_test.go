@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,7 +71,12 @@ func TestAPIErrors(t *testing.T) {
 			assert.Equal(t, tt.status, apiErr.StatusCode)
 			assert.Equal(t, tt.wantMessage, apiErr.Message)
 			assert.Equal(t, []byte(tt.body), apiErr.Body)
-			assert.Equal(t, "ugc: GET /prefix/v1/posts: "+strconv.Itoa(tt.status)+" "+http.StatusText(tt.status)+": "+tt.wantMessage, err.Error())
+			want := "ugc: GET /prefix/v1/posts: " + strconv.Itoa(tt.status) + " " + http.StatusText(tt.status) + ": " + tt.wantMessage
+			if tt.wantTries > 1 {
+				want += " (after " + strconv.Itoa(tt.wantTries) + " attempts)"
+			}
+			assert.Equal(t, want, err.Error())
+			assert.Equal(t, tt.wantTries, apiErr.Attempts)
 			assert.NotContains(t, err.Error(), "giving up")
 			assert.NotContains(t, err.Error(), canaryKey)
 			for _, s := range statusSentinels {
@@ -202,4 +208,114 @@ func TestConnectionErrorNamesEndpointNotKey(t *testing.T) {
 	for _, s := range statusSentinels {
 		assert.NotErrorIs(t, err, s)
 	}
+}
+
+func TestFinalRateLimitKeepsHeadersRetryAfterAndAttempts(t *testing.T) {
+	c, _ := newGockClient(t, ugc.WithRetryMax(2), ugc.WithRetryWait(0, 0))
+	gock.New(gockHost).Get(exact("/prefix/v1/posts")).Times(3).
+		Reply(http.StatusTooManyRequests).
+		SetHeader("Retry-After", "0").
+		SetHeader("X-Request-Id", "req-9f2").
+		SetHeader("X-Echo", canaryKey).
+		BodyString(`"Too many requests"`)
+
+	_, err := c.Posts(context.Background(), nil)
+	assertGockDone(t)
+	var apiErr *ugc.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.ErrorIs(t, err, ugc.ErrRateLimited)
+	assert.Equal(t, 3, apiErr.Attempts)
+	assert.Equal(t, time.Duration(0), apiErr.RetryAfter)
+	assert.Equal(t, "req-9f2", apiErr.RequestID())
+	assert.Equal(t, "[redacted]", apiErr.Header.Get("X-Echo"))
+	assert.Equal(t, "ugc: GET /prefix/v1/posts: 429 Too Many Requests: Too many requests (after 3 attempts)", err.Error())
+}
+
+func TestRetryAfterOfAFinalAnswer(t *testing.T) {
+	c, _ := newGockClient(t, ugc.WithRetryMax(0))
+	gock.New(gockHost).Get(exact("/prefix/v1/posts")).
+		Reply(http.StatusServiceUnavailable).SetHeader("Retry-After", "120").SetHeader("CF-Ray", "8a1b-AMS").BodyString(`"Unavailable"`)
+	_, err := c.Posts(context.Background(), nil)
+	var apiErr *ugc.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 2*time.Minute, apiErr.RetryAfter, "a handler can pass it on to its own caller")
+	assert.Equal(t, "8a1b-AMS", apiErr.RequestID())
+	assert.Equal(t, 1, apiErr.Attempts)
+}
+
+// expiringCtx is a context whose deadline passes when expire is called, so a
+// test can end a call between two attempts without waiting for a clock.
+type expiringCtx struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func (c *expiringCtx) expire()               { c.once.Do(func() { close(c.done) }) }
+func (c *expiringCtx) Done() <-chan struct{} { return c.done }
+func (c *expiringCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+func TestDeadlineDuringRetriesKeepsTheLastError(t *testing.T) {
+	ctx := &expiringCtx{Context: context.Background(), done: make(chan struct{})}
+	attempts := 0
+	c, _ := newGockClient(t, ugc.WithRetryMax(4), ugc.WithRetryWait(time.Hour, time.Hour),
+		ugc.WithAttemptObserver(func(context.Context, ugc.AttemptInfo) {
+			attempts++
+			ctx.expire() // the deadline passes while the client waits to retry
+		}))
+	gock.New(gockHost).Get(exact("/prefix/v1/posts")).Reply(http.StatusInternalServerError).
+		SetHeader("X-Request-Id", "req-1").BodyString(`"Something went wrong"`)
+
+	_, err := c.Posts(ctx, nil)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	var apiErr *ugc.APIError
+	require.ErrorAs(t, err, &apiErr, "the last attempt's error is kept")
+	assert.Equal(t, http.StatusInternalServerError, apiErr.StatusCode)
+	assert.Equal(t, "req-1", apiErr.RequestID())
+	assert.Equal(t, 1, attempts)
+	assert.Equal(t, "context deadline exceeded during retries, after 1 attempts; last: ugc: GET /prefix/v1/posts: 500 Internal Server Error: Something went wrong", err.Error())
+}
+
+func TestLimitAboveMaxIsCapped(t *testing.T) {
+	for _, limit := range []int{26, 100, 1 << 30} {
+		c, rec := newGockClient(t)
+		gock.New(gockHost).Get(exact("/prefix/v1/posts")).MatchParam("limit", exact("25")).Reply(200).BodyString(`{"count":0,"next":null,"nodes":[]}`)
+		gock.New(gockHost).Get(exact("/prefix/v1/galleries/g/posts")).MatchParam("limit", exact("25")).Reply(200).BodyString(`{"count":0,"next":null,"nodes":[]}`)
+		_, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: limit})
+		require.NoError(t, err, limit)
+		_, err = c.GalleryPosts(context.Background(), "g", &ugc.GalleryPostsParams{Limit: limit})
+		require.NoError(t, err, limit)
+		assertGockDone(t)
+		assert.Len(t, rec.requests(), 2)
+	}
+}
+
+func TestGalleryIDWithASpaceIsEscapedAndSent(t *testing.T) {
+	c, rec := newGockClient(t)
+	gock.New(gockHost).Get("/prefix/v1/galleries/.+/posts").Reply(200).BodyString(`{"count":0,"next":null,"nodes":[]}`)
+	_, err := c.GalleryPosts(context.Background(), "summer sale/2025", nil)
+	require.NoError(t, err)
+	require.Len(t, rec.requests(), 1)
+	assert.Equal(t, "/prefix/v1/galleries/summer%20sale%2F2025/posts", rec.requests()[0].URL.EscapedPath())
+}
+
+// TestGockAfterNewClient: a client built with no WithHTTPClient before
+// gock.New still reaches gock's interception, and after gock.Off the
+// network again.
+func TestGockAfterNewClient(t *testing.T) {
+	defer gock.OffAll()
+	c, err := ugc.NewClient(gockBase, canaryKey, ugc.WithRetryMax(0))
+	require.NoError(t, err)
+	gock.New(gockHost).Get(exact("/prefix/v1/inbox")).Reply(200).BodyString(`{"count":0,"next":null,"nodes":[]}`)
+	page, err := c.Inbox(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, 0, page.Count)
+	assert.True(t, gock.IsDone())
 }

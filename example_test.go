@@ -18,7 +18,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"gopkg.in/h2non/gock.v1"
 
@@ -424,4 +427,180 @@ func ExampleWithHTTPClient_gock() {
 	// 1 p1 anna.sun@mail.example.com
 	// every mock used: true
 	// unmatched: true
+}
+
+// gock with no WithHTTPClient: a client built before gock.New still reaches
+// gock, because a client given no *http.Client sends each request through
+// http.DefaultTransport as it is at that moment whenever gock (or anything
+// else) has replaced it. After gock.Off the real network is used again.
+func ExampleNewClient_gockDefaultTransport() {
+	client, err := ugc.NewClient("https://ugc.example.com", "test-key", ugc.WithRetryMax(0))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer gock.OffAll()
+	gock.New("https://ugc.example.com").Get("^/v1/posts$").Reply(http.StatusOK).
+		JSON(`{"count": 0, "next": null, "nodes": []}`)
+
+	page, err := client.Posts(context.Background(), nil)
+	fmt.Println(page.Count, err, gock.IsDone())
+	// Output:
+	// 0 <nil> true
+}
+
+// Per-call options override the Client's settings for one call: a request
+// handler with a tight budget fails fast on a Client shared with a patient
+// batch job, forwards its request ID, and reads the answer's headers.
+func ExampleWithCallRetryMax() {
+	baseURL, _, stop := startFakeAPI("test-key")
+	defer stop()
+	client, err := ugc.NewClient(baseURL, "test-key", // 4 retries, 30 s per attempt by default
+		ugc.WithHTTPClient(&http.Client{Transport: headerPrinter("X-Request-Id")}))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	var info ugc.ResponseInfo
+	page, err := client.Posts(context.Background(), &ugc.PostsParams{Limit: 3},
+		ugc.WithCallRetryMax(0),                       // this call only: no retry
+		ugc.WithCallAttemptTimeout(2*time.Second),     // this call only
+		ugc.WithHeader("X-Request-Id", "checkout-42"), // sent with this call's requests
+		ugc.WithResponseInto(&info),                   // status, headers, attempts
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(page.Nodes), info.StatusCode, info.Attempts)
+	// Output:
+	// sent X-Request-Id: checkout-42
+	// 3 200 1
+}
+
+// headerPrinter is a transport that prints one header of each request it
+// sends, to show what reaches the wire.
+type headerPrinter string
+
+func (h headerPrinter) RoundTrip(r *http.Request) (*http.Response, error) {
+	fmt.Printf("sent %s: %s\n", string(h), r.Header.Get(string(h)))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// An attempt observer counts attempts by outcome, for metrics. It is called
+// after each attempt, in order, with the call's context.
+func ExampleWithAttemptObserver() {
+	baseURL, h, stop := startFakeAPI("test-key")
+	defer stop()
+	h.FailNext(2, ugctest.InternalError()) // two 500s, then the page
+
+	var mu sync.Mutex
+	counts := map[string]int{}
+	client, err := ugc.NewClient(baseURL, "test-key", ugc.WithRetryWait(0, 0),
+		ugc.WithAttemptObserver(func(_ context.Context, a ugc.AttemptInfo) {
+			mu.Lock()
+			defer mu.Unlock()
+			counts[fmt.Sprintf("%s %d retry=%t", a.Endpoint, a.StatusCode, a.Retry)]++
+		}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Inbox(context.Background(), nil); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(counts)
+	// Output:
+	// map[/v1/inbox 200 retry=false:1 /v1/inbox 500 retry=true:2]
+}
+
+// tracer and span stand for a tracing library's (OpenTelemetry's
+// trace.Tracer and trace.Span have the same shape), so that the SDK and this
+// example need none.
+type tracer interface {
+	Start(ctx context.Context, name string) (context.Context, span)
+}
+type span interface {
+	AddEvent(name string, attrs ...string)
+	SetError(err error)
+	TraceParent() string
+	End()
+}
+
+// A span per call, with an event per attempt: start the span around the
+// call, send its traceparent with WithHeader, and let the attempt observer
+// add events to the span it finds in the context. With OpenTelemetry:
+// tracer.Start, span.AddEvent, span.RecordError and
+// otel.GetTextMapPropagator().Inject for the header.
+func ExampleWithAttemptObserver_spanPerCall() {
+	baseURL, h, stop := startFakeAPI("test-key")
+	defer stop()
+	h.FailNext(1, ugctest.RateLimit("0"))
+
+	client, err := ugc.NewClient(baseURL, "test-key", ugc.WithRetryWait(0, 0),
+		ugc.WithHTTPClient(&http.Client{Transport: headerPrinter("Traceparent")}),
+		ugc.WithAttemptObserver(func(ctx context.Context, a ugc.AttemptInfo) {
+			if s, ok := ctx.Value(spanKey{}).(span); ok {
+				s.AddEvent("attempt", "n", strconv.Itoa(a.Attempt), "status", strconv.Itoa(a.StatusCode))
+			}
+		}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var tr tracer = printTracer{}
+
+	ctx, s := tr.Start(context.Background(), "ugc.Posts")
+	_, err = client.Posts(ctx, nil, ugc.WithHeader("traceparent", s.TraceParent()))
+	s.SetError(err)
+	s.End()
+	// Output:
+	// sent Traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
+	// event attempt [n 1 status 429]
+	// sent Traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
+	// event attempt [n 2 status 200]
+	// end ugc.Posts, error: <nil>
+}
+
+// printTracer is the example's tracer: it prints what a real one records.
+type printTracer struct{}
+type printSpan struct {
+	name string
+	err  error
+}
+type spanKey struct{}
+
+func (printTracer) Start(ctx context.Context, name string) (context.Context, span) {
+	s := &printSpan{name: name}
+	return context.WithValue(ctx, spanKey{}, span(s)), s
+}
+func (s *printSpan) AddEvent(name string, attrs ...string) { fmt.Println("event", name, attrs) }
+func (s *printSpan) SetError(err error)                    { s.err = err }
+func (s *printSpan) TraceParent() string {
+	return "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+}
+func (s *printSpan) End() { fmt.Printf("end %s, error: %v\n", s.name, s.err) }
+
+// A failed call's error carries what an on-call engineer needs: the status,
+// the attempts, the server's Retry-After and request ID, and, when the
+// context ends during retries, both the context's error and the last
+// answer.
+func ExampleAPIError_RequestID() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Retry-After", "30")
+		w.Header().Set("X-Request-Id", "req-7f3a")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, `"Too many requests"`)
+	}))
+	defer srv.Close()
+	client, err := ugc.NewClient(srv.URL, "test-key", ugc.WithRetryMax(2), ugc.WithRetryWait(0, 0))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = client.Posts(context.Background(), nil)
+	var apiErr *ugc.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println(err)
+		fmt.Println(apiErr.Attempts, apiErr.RetryAfter, apiErr.RequestID())
+	}
+	// Output:
+	// ugc: GET /v1/posts: 429 Too Many Requests: Too many requests (after 3 attempts)
+	// 3 30s req-7f3a
 }

@@ -10,7 +10,8 @@ import (
 
 // GalleryPostsParams are the query parameters of [Client.GalleryPosts].
 type GalleryPostsParams struct {
-	// Limit is the page size, 1 to 25; 0 sends [MaxLimit].
+	// Limit is the page size, 1 to 25; 0 sends [MaxLimit], and a larger
+	// limit is capped to it, as the server does.
 	Limit int `url:"limit"`
 	// Skip is how many posts to skip from the start; 0 or more.
 	Skip int `url:"skip,omitempty"`
@@ -20,16 +21,17 @@ type GalleryPostsParams struct {
 
 // GalleryPosts returns one page of the posts of the gallery whose shortId
 // is galleryID (GET /v1/galleries/{id}/posts). params may be nil. The ID is
-// escaped as one path segment, so a "/" in it cannot change the path.
+// escaped as one path segment, so a "/" or a space in it cannot change the
+// path. opts change this call only.
 //
 // Errors are those of [Client.Posts]; an empty ID, ".", ".." or one with
-// control characters or spaces wraps [ErrInvalidParams].
-func (c *Client) GalleryPosts(ctx context.Context, galleryID string, params *GalleryPostsParams) (*Page, error) {
+// control characters wraps [ErrInvalidParams].
+func (c *Client) GalleryPosts(ctx context.Context, galleryID string, params *GalleryPostsParams, opts ...CallOption) (*Page, error) {
 	u, err := c.galleryPostsURL(galleryID, params)
 	if err != nil {
 		return nil, err
 	}
-	return c.getPage(ctx, u, false)
+	return c.getPage(ctx, u, false, opts)
 }
 
 // galleryPostsURL checks the ID and params and returns the URL of the page
@@ -55,8 +57,8 @@ func checkGalleryID(id string) error {
 		return fmt.Errorf("%w: empty gallery ID", ErrInvalidParams)
 	case id == "." || id == "..":
 		return fmt.Errorf("%w: gallery ID %q is not a shortId", ErrInvalidParams, id)
-	case strings.IndexFunc(id, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) >= 0:
-		return fmt.Errorf("%w: gallery ID %q contains spaces or control characters", ErrInvalidParams, id)
+	case strings.IndexFunc(id, unicode.IsControl) >= 0:
+		return fmt.Errorf("%w: gallery ID %q contains control characters", ErrInvalidParams, id)
 	}
 	return nil
 }

@@ -8,7 +8,8 @@ import (
 // InboxParams are the query parameters of [Client.Inbox]. The inbox takes no
 // market, filter or include.
 type InboxParams struct {
-	// Limit is the page size, 1 to 25; 0 sends [MaxLimit].
+	// Limit is the page size, 1 to 25; 0 sends [MaxLimit], and a larger
+	// limit is capped to it, as the server does.
 	Limit int `url:"limit"`
 	// Skip is how many posts to skip from the start; 0 or more.
 	Skip int `url:"skip,omitempty"`
@@ -16,13 +17,13 @@ type InboxParams struct {
 
 // Inbox returns one page of the posts pending moderation (GET /v1/inbox).
 // params may be nil. Each post's UploadedBy carries the submitting member's
-// Email. Errors are those of [Client.Posts].
-func (c *Client) Inbox(ctx context.Context, params *InboxParams) (*Page, error) {
+// Email. Errors are those of [Client.Posts]; opts change this call only.
+func (c *Client) Inbox(ctx context.Context, params *InboxParams, opts ...CallOption) (*Page, error) {
 	u, err := c.inboxURL(params)
 	if err != nil {
 		return nil, err
 	}
-	return c.getPage(ctx, u, false)
+	return c.getPage(ctx, u, false, opts)
 }
 
 // inboxURL checks params and returns the URL of the page they ask for.

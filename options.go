@@ -31,6 +31,7 @@ type options struct {
 	uaSuffix       string
 	maxBody        int64
 	insecureHTTP   bool
+	observer       AttemptObserver
 }
 
 // WithHTTPClient sets the *http.Client that sends each attempt, under the
@@ -41,7 +42,8 @@ type options struct {
 // transport. Because the client is copied here, anything that wraps its
 // Transport (such as gock.InterceptClient) must do so before NewClient, and
 // the client should have a Transport of its own (gock panics on a nil one).
-// See the package documentation on testing.
+// Without this option, the client reaches gock.New's interception whenever
+// it was built. See the package documentation on testing.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(o *options) error {
 		if hc == nil {
@@ -94,8 +96,13 @@ func WithAttemptTimeout(d time.Duration) Option {
 	}
 }
 
-// WithLogger sends debug lines (each request, each retry) and errors to l.
-// Without it the client writes nothing anywhere. No line carries the API key.
+// WithLogger makes the client log each attempt through l, with the call's
+// context and structured attributes (method, endpoint, attempt, status,
+// duration, wait, outcome, error): a success at Debug, a success after
+// retries at Info, a failed attempt that will be retried at Warn, a final
+// failure at Error (Warn for a 4xx answer, which is the caller's to handle),
+// a call abandoned by its context at Info. Without it the client writes
+// nothing anywhere. No line carries the API key.
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) error {
 		if l == nil {

@@ -23,6 +23,7 @@ type iterConfig struct {
 	resume      string
 	resumeAfter string // ID of the last post handled before the checkpoint
 	summary     *WalkSummary
+	call        []CallOption // applied to each request of the walk
 }
 
 // WithPrefetch turns prefetching on or off. With it on (the default), the
@@ -76,13 +77,13 @@ func ResumeAfter(next, lastPostID string) IterOption {
 // that pages by hand or resumes from a checkpoint. The URL must be on the
 // client's origin, under its base path, for one of the list endpoints; it
 // is refused otherwise (an error matching [ErrBadNext]). Other errors are
-// those of [Client.Posts].
-func (c *Client) NextPage(ctx context.Context, next string) (*Page, error) {
+// those of [Client.Posts]. opts change this call only.
+func (c *Client) NextPage(ctx context.Context, next string, opts ...CallOption) (*Page, error) {
 	u, err := c.parseNext(next)
 	if err != nil {
 		return nil, err
 	}
-	return c.getPage(ctx, u, wantsLabels(u))
+	return c.getPage(ctx, u, wantsLabels(u), opts)
 }
 
 // PostsPages iterates over the pages of [Client.Posts], from params (which it

@@ -113,7 +113,7 @@ func TestIteratorYieldsBadParamsOnceWithoutARequest(t *testing.T) {
 	srv := ugctest.NewServer(t)
 	c := srv.Client()
 	cases := map[string]func(func(ugc.Post, error) bool){
-		"limit":   c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 26}),
+		"limit":   c.AllPosts(context.Background(), &ugc.PostsParams{Limit: -1}),
 		"filter":  c.AllPosts(context.Background(), &ugc.PostsParams{Filter: ugc.Filter{ugc.AnyLabel("nope")}}),
 		"gallery": c.AllGalleryPosts(context.Background(), "", nil),
 		"skip":    c.AllInbox(context.Background(), &ugc.InboxParams{Skip: -1}),

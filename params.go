@@ -12,17 +12,20 @@ import (
 // default inconsistently (25 or 10).
 const MaxLimit = 25
 
+// limitOrMax is the limit sent: MaxLimit for 0 (unset) and, as the server
+// caps a larger limit to MaxLimit (contract §8), for any larger one.
 func limitOrMax(limit int) int {
-	if limit == 0 {
+	if limit == 0 || limit > MaxLimit {
 		return MaxLimit
 	}
 	return limit
 }
 
-// checkPaging checks a request's limit (0 meaning unset) and skip.
+// checkPaging checks a request's limit (0 meaning unset; above MaxLimit
+// capped) and skip.
 func checkPaging(limit, skip int) error {
-	if limit < 0 || limit > MaxLimit {
-		return fmt.Errorf("%w: limit %d is outside 1..%d", ErrInvalidParams, limit, MaxLimit)
+	if limit < 0 {
+		return fmt.Errorf("%w: limit %d is negative", ErrInvalidParams, limit)
 	}
 	if skip < 0 {
 		return fmt.Errorf("%w: skip %d is negative", ErrInvalidParams, skip)

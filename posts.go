@@ -15,7 +15,8 @@ const IncludeLabels Include = "labels"
 // PostsParams are the query parameters of [Client.Posts]. The zero value
 // asks for the first page of 25 posts, unfiltered, in the default language.
 type PostsParams struct {
-	// Limit is the page size, 1 to 25; 0 sends [MaxLimit].
+	// Limit is the page size, 1 to 25; 0 sends [MaxLimit], and a larger
+	// limit is capped to it, as the server does.
 	Limit int `url:"limit"`
 	// Skip is how many posts to skip from the start; 0 or more.
 	Skip int `url:"skip,omitempty"`
@@ -45,13 +46,15 @@ func (p *PostsParams) validate() error {
 // It returns an error wrapping [ErrInvalidParams] (a [*FilterError] for the
 // filter) before any request for bad params; an [*APIError] for a non-2xx
 // answer; a [*DecodeError] for a body that is not a valid page; ctx.Err()
-// when the context ends.
-func (c *Client) Posts(ctx context.Context, params *PostsParams) (*Page, error) {
+// when the context ends, or, if it ends during retries, an error matching
+// ctx.Err() that also carries the last attempt's error. opts change this
+// call only (see [CallOption]).
+func (c *Client) Posts(ctx context.Context, params *PostsParams, opts ...CallOption) (*Page, error) {
 	u, err := c.postsURL(params)
 	if err != nil {
 		return nil, err
 	}
-	return c.getPage(ctx, u, wantsLabels(u))
+	return c.getPage(ctx, u, wantsLabels(u), opts)
 }
 
 // postsURL checks params and returns the URL of the page they ask for.

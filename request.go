@@ -8,95 +8,135 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-
-	"github.com/hashicorp/go-retryablehttp"
+	"time"
 )
 
-// getPage sends one GET to u and decodes the page. labels says whether every
-// post must carry labels (the request asked for include=labels).
-func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool) (*Page, error) {
+// getPage sends one GET to u, retrying as the policy says, and decodes the
+// page. labels says whether every post must carry labels (the request asked
+// for include=labels); opts are the call's options.
+func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []CallOption) (*Page, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil context", ErrInvalidParams)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err // as is, and before a transport sees the request
 	}
-	header := http.Header{"User-Agent": c.userAgent, "Accept": acceptJSON}
-	if sameOrigin(u, c.base) { // always, by construction; keyTransport checks again
-		header[canonicalKeyHeader] = c.apiKey()
-	}
-	hreq := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
-	req, err := retryablehttp.FromRequest(hreq)
+	call, err := newCallConfig(opts)
 	if err != nil {
-		return nil, fmt.Errorf("ugc: GET %s: %w", u.Path, err)
+		return nil, err
 	}
 	body := c.pageBody()
 	defer c.bodies.Put(body)
-	req.SetResponseHandler(body.handler)
-
-	resp, err := c.http.Do(req)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
-		}
-		if resp != nil && body.err != nil {
-			return nil, c.decodeError(u.Path, resp.StatusCode, body.buf.Bytes(), body.err)
-		}
-		return nil, fmt.Errorf("ugc: GET %s: %w", u.Path, err)
+	retryMax, timeout := c.retryMax, c.attemptTimeout
+	if call.retryMax != nil {
+		retryMax = *call.retryMax
 	}
+	if call.attemptTimeout != nil {
+		timeout = *call.attemptTimeout
+	}
+	var last error // the last attempt's error
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		resp, cutShort, err := c.attempt(ctx, u, labels, call.header, timeout, body)
+		a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start)}
+		if resp != nil {
+			a.StatusCode = resp.StatusCode
+		}
+		if ctxErr := ctx.Err(); err != nil && ctxErr != nil {
+			c.observe(ctx, a, true)
+			if resp != nil { // an answer came before the end: it is the last error
+				last = withAttempts(err, u.Path, attempt)
+			}
+			return nil, abandoned(ctxErr, last, attempt)
+		}
+		a.Retry = err != nil && attempt <= retryMax && (cutShort || retryable(ctx, resp, err))
+		if a.Retry {
+			a.Wait = backoff(c.waitMin, c.waitMax, attempt-1, resp)
+		}
+		c.observe(ctx, a, false)
+		if err == nil {
+			if call.response != nil {
+				c.responseMu.Lock()
+				*call.response = ResponseInfo{StatusCode: resp.StatusCode, Header: c.masker.maskHeader(resp.Header), Attempts: attempt}
+				c.responseMu.Unlock()
+			}
+			return body.page, nil
+		}
+		last = withAttempts(err, u.Path, attempt)
+		if !a.Retry {
+			return nil, last
+		}
+		if err := sleep(ctx, a.Wait); err != nil {
+			return nil, abandoned(err, last, attempt)
+		}
+	}
+}
+
+// attempt sends one request and reads its answer: a page into body.page, or
+// an error. resp is nil when no answer came; its body is always closed.
+// cutShort says a 2xx body ended early, which is retried like a dropped
+// connection.
+func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody) (resp *http.Response, cutShort bool, err error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	header := http.Header{"User-Agent": c.userAgent, "Accept": acceptJSON}
+	for k, vs := range extra {
+		header[k] = append(header[k], vs...)
+	}
+	if sameOrigin(u, c.base) { // always, by construction; keyTransport checks again
+		header[canonicalKeyHeader] = c.apiKey()
+	}
+	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
+	resp, err = c.http.Do(req)
+	if err != nil {
+		return nil, false, err
+	}
+	body.buf.Reset()
+	readErr := c.readBody(resp.Body, &body.buf)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		body.buf.Reset()
-		_ = c.readBody(resp.Body, &body.buf) // a cut-short error body still says what it can
-		return nil, newAPIError(http.MethodGet, u.Path, resp.StatusCode, c.redact(body.buf.Bytes()))
+		// a cut-short error body still says what it can
+		return resp, false, newAPIError(http.MethodGet, u.Path, resp, body.buf.Bytes(), c.masker)
+	}
+	if readErr != nil {
+		return resp, !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
 	}
 	page, err := decodePage(body.buf.Bytes())
 	if err != nil {
-		return nil, c.decodeError(u.Path, resp.StatusCode, body.buf.Bytes(), err)
+		return resp, false, c.decodeError(u.Path, resp, body.buf.Bytes(), err)
 	}
 	if labels {
 		for i := range page.Nodes {
 			if page.Nodes[i].Labels == nil {
-				return nil, c.decodeError(u.Path, resp.StatusCode, body.buf.Bytes(), fmt.Errorf("nodes[%d].labels: %w (the request asked for include=labels)", i, errMissing))
+				return resp, false, c.decodeError(u.Path, resp, body.buf.Bytes(), fmt.Errorf("nodes[%d].labels: %w (the request asked for include=labels)", i, errMissing))
 			}
 		}
 	}
 	page.Next = absoluteNext(u, page.Next)
-	return page, nil
+	body.page = page
+	return resp, false, nil
 }
 
 var acceptJSON = []string{"application/json"}
 
-// pageBody holds the body of a 2xx answer, read inside the retry loop so
-// that a body cut short is retried like a dropped connection.
+// pageBody holds the body of an answer, reused across calls.
 type pageBody struct {
-	c       *Client
-	buf     bytes.Buffer
-	err     error // of the last read; a body over the cap is not retried
-	handler retryablehttp.ResponseHandlerFunc
+	buf  bytes.Buffer
+	page *Page
 }
 
 // pageBody returns a pooled pageBody, ready for a call.
 func (c *Client) pageBody() *pageBody {
 	b, _ := c.bodies.Get().(*pageBody)
 	if b == nil {
-		b = &pageBody{c: c}
-		b.handler = b.read // bound once: no allocation per call
+		b = &pageBody{}
 	}
 	b.buf.Reset()
-	b.err = nil
+	b.page = nil
 	return b
-}
-
-// read is the response handler: it reads a 2xx body and leaves any other
-// for getPage to read once the retries are over.
-func (b *pageBody) read(resp *http.Response) error {
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil
-	}
-	b.buf.Reset()
-	b.err = b.c.readBody(resp.Body, &b.buf)
-	return b.err
 }
 
 // errBodyTooLarge is a body over the client's cap.
@@ -123,18 +163,6 @@ func (c *Client) readBody(body io.ReadCloser, buf *bytes.Buffer) error {
 	}
 }
 
-func (c *Client) decodeError(path string, status int, body []byte, err error) error {
-	return &DecodeError{Method: http.MethodGet, Endpoint: path, StatusCode: status, Snippet: snippet(c.redact(body)), Err: err}
+func (c *Client) decodeError(path string, resp *http.Response, body []byte, err error) error {
+	return &DecodeError{Method: http.MethodGet, Endpoint: path, StatusCode: resp.StatusCode, Snippet: snippet(c.masker.maskBytes(body)), Err: c.masker.maskError(err), Header: c.masker.maskHeader(resp.Header)}
 }
-
-// redact returns a copy of a body that an error keeps, with the API key
-// masked in case a server or proxy echoed it.
-func (c *Client) redact(body []byte) []byte {
-	out := bytes.ReplaceAll(body, []byte(c.apiKey()[0]), []byte("[redacted]"))
-	if out == nil {
-		return []byte{} // an empty body stays empty, not nil
-	}
-	return out
-}
-
-// checkRetry is the retry policy: connection errors, bodies cut short, 429

@@ -269,7 +269,7 @@ func TestRedirects(t *testing.T) {
 		page, err := c.Posts(context.Background(), nil)
 		assert.Nil(t, page)
 		require.Error(t, err)
-		assert.ErrorIs(t, err, errForeignRedirect)
+		assert.ErrorIs(t, err, ErrForeignRedirect)
 		assert.Contains(t, err.Error(), "redirect to another origin refused")
 		assert.NotContains(t, err.Error(), retryTestKey)
 		assert.Equal(t, []string{retryTestKey}, api.seen(), "one attempt, not retried")
@@ -470,7 +470,10 @@ func TestCancelEndsRetryWait(t *testing.T) {
 		done <- err
 	}()
 	err := <-done
-	assert.Equal(t, context.Canceled, err) //nolint:errorlint // the very value is promised
+	assert.ErrorIs(t, err, context.Canceled)
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr, "the last attempt's error is kept")
+	assert.Equal(t, 503, apiErr.StatusCode)
 	assert.Equal(t, 1, rt.count(), "no attempt after the cancel")
 	assert.Equal(t, int32(1), h.n.Load(), "the wait had begun")
 }
@@ -528,8 +531,9 @@ func TestLoggerLinesNeverHoldKey(t *testing.T) {
 	require.NoError(t, err)
 
 	out := buf.String()
-	assert.Contains(t, out, "performing request")
-	assert.Contains(t, out, "retrying request")
+	assert.Contains(t, out, `level=WARN msg="ugc: attempt failed, retrying"`)
+	assert.Contains(t, out, `level=INFO msg="ugc: request succeeded after retries"`)
+	assert.NotContains(t, out, "level=ERROR", "a retry that succeeded is no error")
 	assert.Contains(t, out, "connection reset by peer")
 	assert.Contains(t, out, "/prefix/v1/posts")
 	assert.NotContains(t, out, retryTestKey)

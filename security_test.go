@@ -227,7 +227,7 @@ func TestDebugLogOfAWalkWithRetriesNeverHoldsTheKey(t *testing.T) {
 	mu.Lock()
 	out := buf.String()
 	mu.Unlock()
-	require.Contains(t, out, "retrying request", "the log saw retries")
+	require.Contains(t, out, "ugc: attempt failed, retrying", "the log saw retries")
 	require.Contains(t, out, "/v1/posts")
 	assertNoKey(t, out)
 }

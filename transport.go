@@ -1,17 +1,13 @@
 package ugc
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"time"
+	"strings"
 )
-
-// errForeignRedirect is a redirect to an origin other than the base URL's.
-var errForeignRedirect = errors.New("redirect to another origin refused: the API key is only sent to the base URL's origin")
 
 // newHTTPClient returns the *http.Client under the retry layer: a copy of
 // the caller's (or a pooled default) whose transport attaches the key only
@@ -21,26 +17,20 @@ var errForeignRedirect = errors.New("redirect to another origin refused: the API
 // forwards custom headers such as x-api-key, so the key is never set on the
 // request itself: keyTransport adds it per hop, after checking the hop's
 // origin.
-func newHTTPClient(o options, base *url.URL, apiKey, userAgent string) *http.Client {
+func newHTTPClient(o options, base *url.URL, apiKey string) *http.Client {
 	var hc http.Client
 	if o.httpClient != nil {
 		hc = *o.httpClient
-	} else {
-		hc.Transport = defaultTransport()
 	}
 	next := hc.Transport
 	if next == nil {
-		next = http.DefaultTransport
+		next = newDefaultTransport()
 	}
-	timeout := o.attemptTimeout
-	if hc.Timeout > 0 {
-		timeout = 0 // the caller's client bounds each attempt already
-	}
-	hc.Transport = &keyTransport{next: next, base: base, key: apiKey, timeout: timeout}
+	hc.Transport = &keyTransport{next: next, base: base, key: apiKey}
 	callerCheck := hc.CheckRedirect
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if !sameOrigin(req.URL, base) {
-			return fmt.Errorf("%w (to %s://%s)", errForeignRedirect, req.URL.Scheme, req.URL.Host)
+			return fmt.Errorf("%w (to %s://%s)", ErrForeignRedirect, req.URL.Scheme, req.URL.Host)
 		}
 		if callerCheck != nil {
 			return callerCheck(req, via)
@@ -53,26 +43,41 @@ func newHTTPClient(o options, base *url.URL, apiKey, userAgent string) *http.Cli
 	return &hc
 }
 
-// defaultTransport clones http.DefaultTransport with enough idle connections
-// per host for parallel iteration. If DefaultTransport was replaced (gock
-// does so), the replacement is used as it is.
-func defaultTransport() http.RoundTripper {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return http.DefaultTransport
+// defaultTransport is the transport of a client given no *http.Client (or
+// one with a nil Transport). It sends through a clone of
+// http.DefaultTransport with enough idle connections per host for parallel
+// iteration, as long as http.DefaultTransport is still the transport it was
+// cloned from. Once http.DefaultTransport is replaced (gock.New does so, and
+// gock.Off restores it), each request goes through whatever
+// http.DefaultTransport is at that moment: a client built before gock.New
+// still reaches gock's interception.
+type defaultTransport struct {
+	orig  http.RoundTripper // http.DefaultTransport when cloned
+	clone *http.Transport   // nil: DefaultTransport was not an *http.Transport
+}
+
+func newDefaultTransport() *defaultTransport {
+	t := &defaultTransport{orig: http.DefaultTransport}
+	if ht, ok := t.orig.(*http.Transport); ok {
+		t.clone = ht.Clone()
+		t.clone.MaxIdleConnsPerHost = 32
 	}
-	t = t.Clone()
-	t.MaxIdleConnsPerHost = 32
 	return t
 }
 
-// keyTransport confines the API key to the base URL's origin and bounds each
-// attempt by timeout (0: unbounded).
+// RoundTrip sends req through the clone or the current DefaultTransport.
+func (t *defaultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if cur := http.DefaultTransport; t.clone == nil || cur != t.orig {
+		return cur.RoundTrip(req)
+	}
+	return t.clone.RoundTrip(req)
+}
+
+// keyTransport confines the API key to the base URL's origin.
 type keyTransport struct {
-	next    http.RoundTripper
-	base    *url.URL
-	key     string
-	timeout time.Duration
+	next http.RoundTripper
+	base *url.URL
+	key  string
 }
 
 // Format hides the key from every fmt verb.
@@ -89,39 +94,28 @@ func (t *keyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if sameOrigin(req.URL, t.base) {
 		want = t.key
 	}
-	ctx, cancel := req.Context(), context.CancelFunc(nil)
-	if t.timeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, t.timeout)
-	}
 	r := req
 	if have := req.Header[canonicalKeyHeader]; len(have) != 1 || have[0] != want {
-		r = req.Clone(ctx)
+		r = req.Clone(req.Context())
 		delete(r.Header, canonicalKeyHeader)
 		if want != "" {
 			r.Header[canonicalKeyHeader] = []string{want}
 		}
-	} else if cancel != nil {
-		r = req.WithContext(ctx)
 	}
-	resp, err := t.next.RoundTrip(r)
-	if cancel != nil {
-		if err != nil {
-			cancel()
-		} else {
-			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
-		}
-	}
-	return resp, err
+	return t.next.RoundTrip(r)
 }
 
-// cancelOnClose ends an attempt's timeout when its body is closed.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
+// sameOrigin reports whether u has the scheme, host and port of base.
+func sameOrigin(u, base *url.URL) bool {
+	return strings.EqualFold(u.Scheme, base.Scheme) && strings.EqualFold(u.Hostname(), base.Hostname()) && port(u) == port(base)
 }
 
-func (b *cancelOnClose) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }

@@ -268,7 +268,7 @@ func (w *walk) send(win *window, r pageRequest) {
 }
 
 func (w *walk) get(ctx context.Context, u *url.URL) (*Page, error) {
-	return w.c.getPage(ctx, u, w.labels)
+	return w.c.getPage(ctx, u, w.labels, w.cfg.call)
 }
 
 // checkCount compares, at the end of the list, the posts yielded with the

@@ -1,0 +1,48 @@
+package ugc
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// AttemptInfo describes one attempt of a call, as an [AttemptObserver]
+// sees it once the attempt has ended.
+type AttemptInfo struct {
+	Method   string // "GET"
+	Endpoint string // the path of the request, without the query
+	// Attempt counts from 1.
+	Attempt int
+	// StatusCode is the answer's status; 0 when none came (a connection
+	// error, a timeout).
+	StatusCode int
+	// Err is the attempt's error (an [*APIError], a [*DecodeError], a
+	// transport error); nil for a success. It never holds the API key.
+	Err error
+	// Duration is how long the attempt took, from sending to the last byte
+	// of the body.
+	Duration time.Duration
+	// Retry says whether another attempt follows, after Wait.
+	Retry bool
+	Wait  time.Duration
+}
+
+// AttemptObserver is called after each attempt of every call, in order, on
+// the goroutine making the call, with the call's context (so a span that
+// the caller started is reachable). It must not block: the next attempt
+// waits for it. Use it for metrics and traces; see [WithAttemptObserver].
+type AttemptObserver func(ctx context.Context, a AttemptInfo)
+
+// WithAttemptObserver calls obs after each attempt of every call made by
+// the Client. It is enough to count attempts, retries and failures by
+// status, or to add an event per attempt to a span started around the call
+// (the SDK does not depend on OpenTelemetry; see the examples).
+func WithAttemptObserver(obs AttemptObserver) Option {
+	return func(o *options) error {
+		if obs == nil {
+			return errors.New("WithAttemptObserver: nil AttemptObserver")
+		}
+		o.observer = obs
+		return nil
+	}
+}
