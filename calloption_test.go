@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,14 +58,14 @@ func TestCallAttemptTimeoutEndsAStalledAttempt(t *testing.T) {
 	t.Cleanup(srv.Close)
 	c, err := NewClient(srv.URL, retryTestKey, WithRetryWait(0, 0), WithAttemptTimeout(0))
 	require.NoError(t, err)
+	// The client's attempts are unbounded: without the per-call bound the
+	// first attempt would stall forever. The bound is generous so that the
+	// attempts after the first, which are answered at once, fit in it.
 	var info ResponseInfo
-	page, err := c.Inbox(context.Background(), nil, WithCallAttemptTimeout(1), WithResponseInto(&info))
-	if err == nil { // a 1 ns budget may also end the second attempt: then the error says so
-		assert.Equal(t, 1, page.Count)
-		assert.Equal(t, 2, info.Attempts)
-		return
-	}
-	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	page, err := c.Inbox(context.Background(), nil, WithCallAttemptTimeout(250*time.Millisecond), WithResponseInto(&info))
+	require.NoError(t, err)
+	assert.Equal(t, 1, page.Count)
+	assert.GreaterOrEqual(t, info.Attempts, 2, "the stalled attempt was ended and retried")
 }
 
 func TestResponseInto(t *testing.T) {
