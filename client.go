@@ -38,6 +38,7 @@ type Client struct {
 	userAgent []string        // the User-Agent header's value
 	maxBody   int64
 	logger    *slog.Logger    // nil: the client writes nothing
+	strict    bool            // deviations are errors (WithStrictDecoding)
 	observer  AttemptObserver // nil: none
 
 	retryMax         int
@@ -93,7 +94,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	keyHeader := []string{apiKey}
 	return &Client{
 		base: base, apiKey: func() []string { return keyHeader }, http: hc, masker: newMasker(apiKey),
-		userAgent: []string{ua}, maxBody: o.maxBody, logger: o.logger, observer: o.observer,
+		userAgent: []string{ua}, maxBody: o.maxBody, logger: o.logger, strict: o.strict, observer: o.observer,
 		retryMax: o.retryMax, waitMin: o.waitMin, waitMax: o.waitMax, attemptTimeout: timeout,
 	}, nil
 }

@@ -231,7 +231,7 @@ func (c *cursor) commit(skip int, page *Page, p placement) (kept []Post, repeats
 	}
 	clear(kept[len(out):])
 	if len(out) > 0 || p.from > 0 {
-		c.pos = skip + len(page.Nodes)
+		c.pos = skip + sentNodes(page)
 	}
 	c.placed = page.Count
 	return out, repeats

@@ -111,26 +111,32 @@ func TestDecodeErrors(t *testing.T) {
 		body      string // when file is ""
 		include   bool
 		wantInErr string
+		retried   bool // JSON cut short is retried like a body cut short
 	}{
-		{name: "truncated JSON", file: "invalid_truncated.json", wantInErr: "unexpected end of JSON input"},
-		{name: "HTML page", file: "invalid_html.html", wantInErr: "invalid character '<'"},
+		{name: "truncated JSON", file: "invalid_truncated.json", wantInErr: "unexpected end of JSON input", retried: true},
+		{name: "HTML page", file: "invalid_html.html", wantInErr: "invalid JSON at offset 0"},
 		{name: "nodes null", file: "invalid_nodes_null.json", wantInErr: "nodes: required field is missing"},
 		{name: "post without id", file: "invalid_post_missing_id.json", wantInErr: "nodes[0].id"},
 		{name: "count a string", file: "invalid_count_string.json", wantInErr: "count"},
-		{name: "empty body", body: "", wantInErr: "unexpected end of JSON input"},
-		{name: "JSON string", body: `"ok"`, wantInErr: "cannot unmarshal string"},
+		{name: "empty body", body: "", wantInErr: "unexpected end of JSON input", retried: true},
+		{name: "JSON string", body: `"ok"`, wantInErr: "a page must be a JSON object"},
 		{name: "labels asked for, absent", file: "minimal_post.json", include: true, wantInErr: "nodes[0].labels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, rec := newGockClient(t, ugc.WithRetryMax(2))
+			// Strict: a post that deviates is an error too.
+			c, rec := newGockClient(t, ugc.WithRetryMax(2), ugc.WithStrictDecoding())
 			body := tt.body
 			if tt.file != "" {
 				b, err := os.ReadFile("testdata/pages/" + tt.file)
 				require.NoError(t, err)
 				body = string(b)
 			}
-			gock.New(gockHost).Get(exact("/prefix/v1/posts")).Reply(http.StatusOK).BodyString(body)
+			attempts := 1
+			if tt.retried {
+				attempts = 3
+			}
+			gock.New(gockHost).Get(exact("/prefix/v1/posts")).Times(attempts).Reply(http.StatusOK).BodyString(body)
 
 			params := &ugc.PostsParams{Limit: 2}
 			if tt.include {
@@ -140,7 +146,7 @@ func TestDecodeErrors(t *testing.T) {
 			require.Error(t, err)
 			assert.Nil(t, page, "no page is returned in part")
 			assertGockDone(t)
-			assert.Len(t, rec.requests(), 1, "a malformed 200 is not retried")
+			assert.Len(t, rec.requests(), attempts, "a malformed 200 is not retried, one cut short is")
 
 			var de *ugc.DecodeError
 			require.ErrorAs(t, err, &de)

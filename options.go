@@ -23,6 +23,7 @@ type Option func(*options) error
 
 type options struct {
 	httpClient     *http.Client
+	strict         bool
 	retryMax       int
 	waitMin        time.Duration
 	waitMax        time.Duration
@@ -133,6 +134,20 @@ func WithMaxResponseBytes(n int64) Option {
 			return fmt.Errorf("WithMaxResponseBytes: need a positive size, got %d", n)
 		}
 		o.maxBody = n
+		return nil
+	}
+}
+
+// WithStrictDecoding makes every deviation from the contract in a page (a
+// value of another type, a timestamp in another form, a required field
+// missing, a node that is not a post) a [*DecodeError] that names the post
+// and the field, instead of a [Deviation] on the page. Contract tests use
+// it; ugctest's Server.Client sets it, so the fake and the client stay
+// exact to the contract. Without it the client is a tolerant reader (see
+// [Page.Deviations]).
+func WithStrictDecoding() Option {
+	return func(o *options) error {
+		o.strict = true
 		return nil
 	}
 }

@@ -104,16 +104,14 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	if readErr != nil {
 		return resp, !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
 	}
-	page, err := decodePage(body.buf.Bytes())
+	page, err := decodePage(body.buf.Bytes(), labels)
 	if err != nil {
-		return resp, false, c.decodeError(u.Path, resp, body.buf.Bytes(), err)
+		// JSON cut short behind complete framing is retried like a body
+		// cut short on the wire.
+		return resp, errors.Is(err, errTruncatedJSON), c.decodeError(u.Path, resp, body.buf.Bytes(), err)
 	}
-	if labels {
-		for i := range page.Nodes {
-			if page.Nodes[i].Labels == nil {
-				return resp, false, c.decodeError(u.Path, resp, body.buf.Bytes(), fmt.Errorf("nodes[%d].labels: %w (the request asked for include=labels)", i, errMissing))
-			}
-		}
+	if err := c.checkDeviations(ctx, u, page); err != nil {
+		return resp, false, c.decodeError(u.Path, resp, body.buf.Bytes(), err)
 	}
 	page.Next = absoluteNext(u, page.Next)
 	body.page = page

@@ -33,12 +33,20 @@ type WalkSummary struct {
 	Reanchors int
 	// Repeats counts posts dropped because they were already yielded.
 	Repeats int
+	// Deviations are the first maxSummaryDeviations (100) of what the
+	// tolerant reader forgave on the walk's pages (see [Page.Deviations]),
+	// and DeviationCount the number of all of them.
+	Deviations     []Deviation
+	DeviationCount int
 	// Shortfall is how many posts fewer than the last count (less the skip
 	// the walk started at) the walk yielded, when it reached the end of the
 	// list. On a list that did not change that is an error
 	// ([ErrIncomplete]); on one that changed it is only reported here.
 	Shortfall int
 }
+
+// maxSummaryDeviations is how many deviations a WalkSummary keeps.
+const maxSummaryDeviations = 100
 
 // WithSummary makes the iterator write what the walk did into s when the
 // loop ends, however it ends (the end of the list, an error, or a break):

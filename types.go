@@ -1,14 +1,10 @@
 package ugc
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
-	"strconv"
 	"time"
-	"unicode/utf8"
 )
 
 // MediaType is the media type of a post. The contract names IMAGE and VIDEO as
@@ -125,56 +121,16 @@ type Page struct {
 	Count int
 	Next  string
 	Nodes []Post
+	// Deviations lists what the client forgave while reading the page, in
+	// order: values of another type than the contract's, timestamps in
+	// other forms, required fields missing, nodes that could not be posts
+	// (left out of Nodes). nil when the page followed the contract. Under
+	// [WithStrictDecoding] any deviation is a [*DecodeError] instead.
+	Deviations []Deviation
 }
 
 // errMissing reports a required field that a response left out.
 var errMissing = errors.New("required field is missing")
-
-// pageJSON is the envelope as decoded: its fields record whether they were
-// present, so a missing one is an error rather than a zero.
-type pageJSON struct {
-	Count countField `json:"count"`
-	Next  nextField  `json:"next"`
-	Nodes []Post     `json:"nodes"`
-}
-
-// countField is a required JSON integer.
-type countField struct {
-	set   bool
-	value int
-}
-
-func (f *countField) UnmarshalJSON(b []byte) error {
-	n, err := strconv.Atoi(string(b))
-	switch {
-	case err == nil:
-	case b[0] == '"':
-		return fmt.Errorf("count: a string (%s) where an integer is required", snippet(b))
-	default:
-		return fmt.Errorf("count: %s is not an integer", snippet(b))
-	}
-	f.set, f.value = true, n
-	return nil
-}
-
-// nextField is a required JSON string or null.
-type nextField struct {
-	set   bool
-	value string
-}
-
-func (f *nextField) UnmarshalJSON(b []byte) error {
-	f.set = true
-	switch {
-	case string(b) == "null":
-		f.value = ""
-		return nil
-	case len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b):
-		f.value = string(b[1 : len(b)-1]) // no escapes: the text is the value
-		return nil
-	}
-	return json.Unmarshal(b, &f.value)
-}
 
 // MarshalJSON writes the contract's envelope, with "next": null for an
 // empty Next and "taggedProducts": [] for a post whose TaggedProducts is nil.
@@ -209,73 +165,15 @@ func (p Page) MarshalJSON() ([]byte, error) {
 	}{p.Count, next, nodes})
 }
 
-// UnmarshalJSON reads the contract's envelope and checks that it and every
-// post carry their required fields; a missing one is an error that names it.
+// UnmarshalJSON reads the contract's envelope as the client does, as a
+// tolerant reader: what a post deviates in is in Deviations. It fails only
+// for JSON that does not parse and an envelope without count, next or
+// nodes.
 func (p *Page) UnmarshalJSON(data []byte) error {
-	page, err := decodePage(data)
+	page, err := decodePage(data, false)
 	if err != nil {
 		return err
 	}
 	*p = *page
-	return nil
-}
-
-// decodePage decodes and checks a page in one pass over data (json.Unmarshal
-// into a Page would scan it three times: validation, the skip to find the
-// value for UnmarshalJSON, and the decoding).
-func decodePage(data []byte) (*Page, error) {
-	var raw pageJSON
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, err
-	}
-	if !raw.Count.set {
-		return nil, fmt.Errorf("count: %w", errMissing)
-	}
-	if !raw.Next.set {
-		return nil, fmt.Errorf("next: %w", errMissing)
-	}
-	if raw.Nodes == nil {
-		return nil, fmt.Errorf("nodes: %w", errMissing)
-	}
-	for i := range raw.Nodes {
-		if err := raw.Nodes[i].checkRequired(); err != nil {
-			return nil, fmt.Errorf("nodes[%d].%w", i, err)
-		}
-	}
-	return &Page{Count: raw.Count.value, Next: raw.Next.value, Nodes: raw.Nodes}, nil
-}
-
-// checkRequired reports the first required field of the post that the
-// response did not carry, as a path relative to the post.
-func (p *Post) checkRequired() error {
-	switch {
-	case p.ID == "":
-		return fmt.Errorf("id: %w", errMissing)
-	case p.CreatedAt.IsZero():
-		return fmt.Errorf("createdAt: %w", errMissing)
-	case p.Media.Location == "":
-		return fmt.Errorf("media.location: %w", errMissing)
-	case p.TaggedProducts == nil:
-		return fmt.Errorf("taggedProducts: %w", errMissing)
-	case p.Origin != nil && p.Origin.Type == "":
-		return fmt.Errorf("origin.type: %w", errMissing)
-	case p.UploadedBy != nil && p.UploadedBy.Username == "":
-		return fmt.Errorf("uploadedBy.username: %w", errMissing)
-	}
-	for i, t := range p.TaggedProducts {
-		switch {
-		case t.Product.ID == "":
-			return fmt.Errorf("taggedProducts[%d].product.id: %w", i, errMissing)
-		case t.Product.Title == "":
-			return fmt.Errorf("taggedProducts[%d].product.title: %w", i, errMissing)
-		case t.Product.Handle == "":
-			return fmt.Errorf("taggedProducts[%d].product.handle: %w", i, errMissing)
-		}
-	}
-	for i, l := range p.Labels {
-		if l.ID == "" {
-			return fmt.Errorf("labels[%d].id: %w", i, errMissing)
-		}
-	}
 	return nil
 }

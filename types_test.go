@@ -249,27 +249,34 @@ func TestDecodeInvalidPages(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		file      string
-		wantInErr []string
+		wantInErr []string // an envelope that cannot be read
+		deviation string   // or the path of what a tolerant read forgave
 	}{
-		{"invalid_nodes_null.json", []string{"nodes", "missing"}},
-		{"invalid_nodes_missing.json", []string{"nodes", "missing"}},
-		{"invalid_count_missing.json", []string{"count", "missing"}},
-		{"invalid_next_missing.json", []string{"next", "missing"}},
-		{"invalid_post_missing_id.json", []string{"nodes[0].id", "missing"}},
-		{"invalid_post_missing_created_at.json", []string{"nodes[0].createdAt", "missing"}},
-		{"invalid_post_missing_media_location.json", []string{"nodes[1].media.location", "missing"}},
-		{"invalid_post_missing_tagged_products.json", []string{"nodes[0].taggedProducts", "missing"}},
-		{"invalid_product_missing_title.json", []string{"nodes[0].taggedProducts[1].product.title", "missing"}},
-		{"invalid_count_string.json", []string{"count", "string"}},
-		{"invalid_price_string.json", []string{"price.price", "string"}},
-		{"invalid_truncated.json", []string{"unexpected end of JSON input"}},
-		{"invalid_html.html", []string{"invalid character '<'"}},
+		{file: "invalid_nodes_null.json", wantInErr: []string{"nodes", "missing"}},
+		{file: "invalid_nodes_missing.json", wantInErr: []string{"nodes", "missing"}},
+		{file: "invalid_count_missing.json", wantInErr: []string{"count", "missing"}},
+		{file: "invalid_next_missing.json", wantInErr: []string{"next", "missing"}},
+		{file: "invalid_count_string.json", wantInErr: []string{"count", "not an integer"}},
+		{file: "invalid_truncated.json", wantInErr: []string{"unexpected end of JSON input"}},
+		{file: "invalid_html.html", wantInErr: []string{"invalid character '<'"}}, // encoding/json checks the syntax first
+		{file: "invalid_post_missing_id.json", deviation: "nodes[0].id"},
+		{file: "invalid_post_missing_created_at.json", deviation: "nodes[0].createdAt"},
+		{file: "invalid_post_missing_media_location.json", deviation: "nodes[1].media.location"},
+		{file: "invalid_post_missing_tagged_products.json", deviation: "nodes[0].taggedProducts"},
+		{file: "invalid_product_missing_title.json", deviation: "nodes[0].taggedProducts[1].product.title"},
+		{file: "invalid_price_string.json", deviation: "nodes[0].taggedProducts[0].product.price.price"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
 			var got ugc.Page
 			err := json.Unmarshal(goldenPage(t, tt.file), &got)
+			if tt.deviation != "" {
+				require.NoError(t, err, "a post that deviates does not cost the page")
+				require.NotEmpty(t, got.Deviations)
+				assert.Equal(t, tt.deviation, got.Deviations[0].Path)
+				return
+			}
 			require.Error(t, err)
 			for _, s := range tt.wantInErr {
 				assert.Contains(t, err.Error(), s)
@@ -279,29 +286,37 @@ func TestDecodeInvalidPages(t *testing.T) {
 	}
 }
 
-// TestDecodeInvalidInline covers invalid shapes that need no file of their own.
+// TestDecodeInvalidInline covers invalid shapes that need no file of their
+// own: an envelope that cannot be read is an error; a post that deviates is
+// read, with the deviation's path recorded.
 func TestDecodeInvalidInline(t *testing.T) {
 	t.Parallel()
 	post := `{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":[]`
 	tests := []struct {
-		name, body, wantInErr string
+		name, body, wantInErr, deviation string
 	}{
-		{"taggedProducts null", `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":null}]}`, "nodes[0].taggedProducts"},
-		{"origin without type", `{"count":1,"next":null,"nodes":[` + post + `,"origin":{}}]}`, "nodes[0].origin.type"},
-		{"uploadedBy without username", `{"count":1,"next":null,"nodes":[` + post + `,"uploadedBy":{"email":"a@b.test"}}]}`, "nodes[0].uploadedBy.username"},
-		{"label without id", `{"count":1,"next":null,"nodes":[` + post + `,"labels":[{"name":"x"}]}]}`, "nodes[0].labels[0].id"},
-		{"product without handle", `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":[{"x":0,"y":0,"product":{"id":"a","title":"b"}}]}]}`, "nodes[0].taggedProducts[0].product.handle"},
-		{"product without id", `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":[{"x":0,"y":0,"product":{"title":"a","handle":"b"}}]}]}`, "nodes[0].taggedProducts[0].product.id"},
-		{"next a number", `{"count":1,"next":3,"nodes":[]}`, "next"},
-		{"x a string", `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":[{"x":"0.5","y":0,"product":{"id":"a","title":"b","handle":"c"}}]}]}`, "taggedProducts.x"},
-		{"nodes an object", `{"count":1,"next":null,"nodes":{}}`, "nodes"},
-		{"null page", `null`, "count"},
+		{name: "taggedProducts null", body: `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":null}]}`, deviation: "nodes[0].taggedProducts"},
+		{name: "origin without type", body: `{"count":1,"next":null,"nodes":[` + post + `,"origin":{}}]}`, deviation: "nodes[0].origin.type"},
+		{name: "uploadedBy without username", body: `{"count":1,"next":null,"nodes":[` + post + `,"uploadedBy":{"email":"a@b.test"}}]}`, deviation: "nodes[0].uploadedBy.username"},
+		{name: "label without id", body: `{"count":1,"next":null,"nodes":[` + post + `,"labels":[{"name":"x"}]}]}`, deviation: "nodes[0].labels[0]"},
+		{name: "product without handle", body: `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":[{"x":0,"y":0,"product":{"id":"a","title":"b"}}]}]}`, deviation: "nodes[0].taggedProducts[0].product.handle"},
+		{name: "product without id", body: `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":[{"x":0,"y":0,"product":{"title":"a","handle":"b"}}]}]}`, deviation: "nodes[0].taggedProducts[0].product.id"},
+		{name: "x a string", body: `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":[{"x":"0.5","y":0,"product":{"id":"a","title":"b","handle":"c"}}]}]}`, deviation: "nodes[0].taggedProducts[0].x"},
+		{name: "next a number", body: `{"count":1,"next":3,"nodes":[]}`, wantInErr: "next"},
+		{name: "nodes an object", body: `{"count":1,"next":null,"nodes":{}}`, wantInErr: "nodes"},
+		{name: "null page", body: `null`, wantInErr: "page must be a JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got ugc.Page
 			err := json.Unmarshal([]byte(tt.body), &got)
+			if tt.deviation != "" {
+				require.NoError(t, err)
+				require.NotEmpty(t, got.Deviations)
+				assert.Equal(t, tt.deviation, got.Deviations[0].Path)
+				return
+			}
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantInErr)
 		})

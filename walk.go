@@ -33,6 +33,8 @@ type walk struct {
 	limit  int // limit of the first request: the caller's page size
 	// stale counts pages in a row that brought no new post.
 	stale int
+	// dropped counts the nodes left out because they could not be posts.
+	dropped int
 	// overlap is 1 while each request starts at the anchor, 0 once the
 	// server showed it answers one post a page (the anchor alone would
 	// fill each page).
@@ -131,6 +133,7 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page, isFirst bo
 	nodes, repeats := w.cur.commit(req.skip, page, p)
 	w.sum.Repeats += repeats
 	w.sum.Posts += len(nodes)
+	w.noteDeviations(page)
 	out := &Page{Count: page.Count, Nodes: nodes}
 
 	next := w.judgeNext(ctx, req, page, len(nodes) > 0)
@@ -190,7 +193,7 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 // where its posts ended.
 func (w *walk) judgeNext(ctx context.Context, req pageRequest, page *Page, brought bool) nextLink {
 	next, err := w.c.resolveNext(req.u, page.Next)
-	short := len(page.Nodes) < limitOf(req.u)
+	short := sentNodes(page) < limitOf(req.u)
 	switch {
 	case err != nil:
 		return nextLink{err: err}
@@ -271,11 +274,26 @@ func (w *walk) get(ctx context.Context, u *url.URL) (*Page, error) {
 	return w.c.getPage(ctx, u, w.labels, w.cfg.call)
 }
 
+// noteDeviations adds what the tolerant reader forgave on a page to the
+// summary: the first maxSummaryDeviations, and the count of all.
+func (w *walk) noteDeviations(page *Page) {
+	for _, d := range page.Deviations {
+		w.sum.DeviationCount++
+		if d.Dropped {
+			w.dropped++
+		}
+		if len(w.sum.Deviations) < maxSummaryDeviations {
+			w.sum.Deviations = append(w.sum.Deviations, d)
+		}
+	}
+}
+
 // checkCount compares, at the end of the list, the posts yielded with the
 // count: a shortfall on a list that did not change is an error, one on a
-// list that changed is in the summary.
+// list that changed is in the summary. Nodes dropped because they could not
+// be posts were reported as deviations and are not a shortfall.
 func (w *walk) checkCount() error {
-	want := w.cur.last - w.start
+	want := w.cur.last - w.start - w.dropped
 	if w.sum.Posts >= want {
 		return nil
 	}

@@ -47,12 +47,14 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	return &Server{Handler: h, URL: srv.URL + h.basePath, APIKey: key, t: t, srv: srv}
 }
 
-// Client returns a client for the server, with retries that do not wait
-// (ugc.WithRetryWait(0, 0)) followed by opts. It calls t.Fatal if the
+// Client returns a client for the server that reads pages strictly
+// (ugc.WithStrictDecoding: the fake follows the contract to the letter, so
+// any deviation is a bug on one side) with retries that do not wait
+// (ugc.WithRetryWait(0, 0)), followed by opts. It calls t.Fatal if the
 // client cannot be built.
 func (s *Server) Client(opts ...ugc.Option) *ugc.Client {
 	s.t.Helper()
-	all := append([]ugc.Option{ugc.WithRetryWait(0, 0)}, opts...)
+	all := append([]ugc.Option{ugc.WithStrictDecoding(), ugc.WithRetryWait(0, 0)}, opts...)
 	c, err := ugc.NewClient(s.URL, s.APIKey, all...)
 	if err != nil {
 		s.t.Fatalf("ugctest: Server.Client: %v", err)
