@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // decoder reads a page from its JSON bytes in one pass, as a tolerant
@@ -19,9 +20,10 @@ import (
 // page are slices of one copy of the body (one allocation for all of them),
 // and a post costs only the slices and pointers its fields need.
 type decoder struct {
-	data []byte
-	text string // data as a string: strings without escapes are slices of it
-	pos  int
+	data  []byte
+	text  string // data as a string, for literals and numbers: never kept
+	block []byte // where the strings a page keeps live; see keep
+	pos   int
 
 	devs   []Deviation
 	node   int       // index of the node being read
@@ -51,7 +53,7 @@ var errTruncatedJSON = fmt.Errorf("%w: unexpected end of JSON input", errSyntax)
 // labels (the request asked for include=labels). The page's Deviations
 // list what was forgiven; err is for an envelope that cannot be read.
 func decodePage(data []byte, labels bool) (*Page, error) {
-	d := decoder{data: data, text: string(data), labels: labels}
+	d := decoder{data: data, text: unsafe.String(unsafe.SliceData(data), len(data)), labels: labels}
 	page, err := d.page()
 	if err != nil {
 		return nil, err

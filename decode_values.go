@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file holds the decoder's JSON scanner and its readers of the
@@ -59,26 +60,29 @@ func (d *decoder) syntax(msg string) error {
 	return fmt.Errorf("%w at offset %d: %s", errSyntax, d.pos, msg)
 }
 
-// str reads a string. Without escapes, and in valid UTF-8, it is a slice of
-// the page's text; otherwise encoding/json unquotes it, so the value is
-// exactly what encoding/json would give.
+// str reads a string. One without escapes, in valid UTF-8, is copied into
+// the page's string block; any other is unquoted by encoding/json, so the
+// value is exactly what encoding/json would give.
 func (d *decoder) str() (string, error) {
 	start := d.pos
 	i := start + 1
-	plain := true
+	plain, ascii := true, true
 	for ; i < len(d.data); i++ {
 		c := d.data[i]
 		if c == '"' {
 			break
 		}
-		if c == '\\' || c < ' ' || c >= utf8.RuneSelf {
+		if c == '\\' || c < ' ' {
 			plain = false
 			break
 		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
 	}
-	if plain && i < len(d.data) {
+	if plain && i < len(d.data) && (ascii || utf8.Valid(d.data[start+1:i])) {
 		d.pos = i + 1
-		return d.text[start+1 : i], nil
+		return d.keep(d.data[start+1 : i]), nil
 	}
 	if err := d.skipString(); err != nil {
 		return "", err
@@ -127,7 +131,8 @@ func (d *decoder) skipString() error {
 }
 
 // number reads a number literal by JSON's grammar; ok is false, and
-// nothing read, when none comes next.
+// nothing read, when none comes next. lit is a view of the body, which is
+// reused: it must not be kept.
 func (d *decoder) number() (lit string, ok bool) {
 	start, i := d.pos, d.pos
 	digits := func() int {
@@ -277,9 +282,10 @@ func (d *decoder) string() string {
 		d.deviate([]byte("false"), `"false"`)
 		return "false"
 	case c == '-' || '0' <= c && c <= '9':
+		start := d.pos
 		if lit, ok := d.number(); ok {
 			d.deviate([]byte(lit), strconv.Quote(lit))
-			return lit
+			return d.keep(d.data[start:d.pos]) // lit is a view of the pooled body
 		}
 	}
 	d.other("zero value")
@@ -405,6 +411,22 @@ func (d *decoder) timestamp() time.Time {
 	}
 	d.other("zero value")
 	return time.Time{}
+}
+
+// keep returns b as a string held in the page's string blocks: one
+// allocation for many strings, and only the strings' bytes, not the whole
+// body, stay alive with the posts. A block is never written again once a
+// string points into it.
+func (d *decoder) keep(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(d.block)+len(b) > cap(d.block) {
+		d.block = make([]byte, 0, max(len(b), len(d.data)/2))
+	}
+	start := len(d.block)
+	d.block = append(d.block, b...)
+	return unsafe.String(&d.block[start], len(b))
 }
 
 // newBool and newFloat hand out pointers from per-page blocks: one
