@@ -271,6 +271,14 @@ var postKeys = []string{"id", "createdAt", "media", "taggedProducts", "origin", 
 
 func (d *decoder) post(p *Post) error {
 	d.pos++ // '{'
+	first := len(d.devs)
+	defer func() { // deviations found before the id was read name the post too
+		for i := first; i < len(d.devs); i++ {
+			if d.devs[i].PostID == "" {
+				d.devs[i].PostID = p.ID
+			}
+		}
+	}()
 	var haveCreated, haveMedia, haveTags bool
 	member := func(key string) error {
 		return d.field(key, func() error {
@@ -279,7 +287,10 @@ func (d *decoder) post(p *Post) error {
 				p.ID = d.requiredString()
 				d.id = p.ID
 			case "createdAt":
-				p.CreatedAt, haveCreated = d.timestamp(), true
+				before := len(d.devs)
+				p.CreatedAt = d.timestamp()
+				// An unreadable value is reported already; null is missing.
+				haveCreated = !p.CreatedAt.IsZero() || len(d.devs) > before
 			case "media":
 				haveMedia = true
 				return object2(d, &p.Media, mediaKeys, d.media)
@@ -325,7 +336,7 @@ func (d *decoder) post(p *Post) error {
 		return nil // the node is dropped, and reported, by nodes
 	}
 	d.require(p.ID != "", "id")
-	d.require(haveCreated && !p.CreatedAt.IsZero(), "createdAt")
+	d.require(haveCreated, "createdAt")
 	d.require(haveMedia && p.Media.Location != "", "media.location")
 	if !haveTags || p.TaggedProducts == nil {
 		d.require(false, "taggedProducts")
