@@ -174,8 +174,11 @@ func (j *exportJob) run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(j.progress, "done: %d posts in %s in %s\n", cp.Posts, j.out, time.Since(start).Round(time.Millisecond))
-	fmt.Fprintf(j.progress, "this run: %d pages, %d requests, %d posts; count %d at the start, %d at the end; %d short pages, %d next links corrected, %d re-anchors, %d repeats dropped, shortfall %d\n",
-		sum.Pages, sum.Requests, sum.Posts, sum.CountAtStart, sum.CountAtEnd, sum.ShortPages, sum.NextCorrected, sum.Reanchors, sum.Repeats, sum.Shortfall)
+	fmt.Fprintf(j.progress, "this run: %d pages, %d requests, %d posts; count %d at the start, %d at the end; %d short pages, %d next links corrected, %d re-anchors, %d repeats dropped, %d deviations forgiven, shortfall %d\n",
+		sum.Pages, sum.Requests, sum.Posts, sum.CountAtStart, sum.CountAtEnd, sum.ShortPages, sum.NextCorrected, sum.Reanchors, sum.Repeats, sum.DeviationCount, sum.Shortfall)
+	for _, d := range sum.Deviations {
+		fmt.Fprintf(j.progress, "  forgiven: %s\n", d)
+	}
 	return nil
 }
 
