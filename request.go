@@ -13,8 +13,10 @@ import (
 
 // getPage sends one GET to u, retrying as the policy says, and decodes the
 // page. labels says whether every post must carry labels (the request asked
-// for include=labels); opts are the call's options.
-func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []CallOption) (*Page, error) {
+// for include=labels); opts are the call's options. read, if not nil, is
+// called when a 2xx body has been read, before it is decoded: a walk then
+// sends its next request while this page decodes.
+func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []CallOption, read func()) (*Page, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil context", ErrInvalidParams)
 	}
@@ -37,7 +39,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 	var last error // the last attempt's error
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		resp, cutShort, err := c.attempt(ctx, u, labels, call.header, timeout, body)
+		resp, cutShort, err := c.attempt(ctx, u, labels, call.header, timeout, body, read)
 		a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start)}
 		if resp != nil {
 			a.StatusCode = resp.StatusCode
@@ -76,7 +78,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 // an error. resp is nil when no answer came; its body is always closed.
 // cutShort says a 2xx body ended early, which is retried like a dropped
 // connection.
-func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody) (resp *http.Response, cutShort bool, err error) {
+func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody, read func()) (resp *http.Response, cutShort bool, err error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -100,6 +102,9 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// a cut-short error body still says what it can
 		return resp, false, newAPIError(http.MethodGet, u.Path, resp, body.buf.Bytes(), c.masker)
+	}
+	if readErr == nil && read != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		read()
 	}
 	if readErr != nil {
 		return resp, !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)

@@ -44,14 +44,16 @@ type walk struct {
 // run walks the list from first, yielding the pages of new posts. Every
 // request it sent has ended when it returns.
 func (w *walk) run(ctx context.Context, first pageRequest, yield func(*Page, error) bool) {
-	size := 0 // sequential: the next request is sent after the page is yielded
+	size, chained := 0, false // sequential: the next request is sent after the page is yielded
 	switch {
 	case w.cfg.concurrency > 1:
 		size = w.cfg.concurrency
 	case w.cfg.prefetch:
-		size = 1 // the next request is in flight while the page is yielded
+		// The next request is in flight while the page is yielded, and the
+		// one after it, foreseen, goes out as soon as the next has its body.
+		size, chained = 2, true
 	}
-	win := newWindow(ctx, size, w.get)
+	win := newWindow(ctx, size, chained, w.get)
 	defer win.close()
 	defer w.finishSummary()
 
@@ -76,9 +78,9 @@ func (w *walk) run(ctx context.Context, first pageRequest, yield func(*Page, err
 		for plan != nil && !end && !win.full() && !plan.done() {
 			w.send(win, plan.next())
 		}
-		following := !end && win.pending() == 0
+		following := !end && plan == nil
 		if following && size > 0 {
-			w.send(win, w.follow(next))
+			w.ahead(win, w.follow(next), out.Count)
 		}
 		if len(out.Nodes) > 0 || isFirst {
 			if err := ctx.Err(); err != nil {
@@ -174,7 +176,7 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 				Reason: fmt.Sprintf("post %s could not be found again after %d reads", w.cur.anchor, reads)}
 		}
 		req = pageRequest{u: withParam(withParam(req.u, "skip", skip), "limit", w.anchoredLimit()), skip: skip}
-		if page, err = w.get(ctx, req.u); err != nil {
+		if page, err = w.get(ctx, req.u, nil); err != nil {
 			return req, nil, p, err
 		}
 		w.sum.Requests++
@@ -234,7 +236,7 @@ func (w *walk) receive(win *window, plan *parallelPlan) (pageRequest, *Page, err
 	}
 	r := pageRequest{u: withParam(withParam(plan.template, "skip", from), "limit", min(gap+1, w.anchoredLimit())), skip: from}
 	w.sum.Requests++
-	page, err := w.get(win.ctx, r.u)
+	page, err := w.get(win.ctx, r.u, nil)
 	return r, page, err
 }
 
@@ -270,8 +272,29 @@ func (w *walk) send(win *window, r pageRequest) {
 	win.send(r)
 }
 
-func (w *walk) get(ctx context.Context, u *url.URL) (*Page, error) {
-	return w.c.getPage(ctx, u, w.labels, w.cfg.call)
+func (w *walk) get(ctx context.Context, u *url.URL, read func()) (*Page, error) {
+	return w.c.getPage(ctx, u, w.labels, w.cfg.call, read)
+}
+
+// ahead makes want the next request in flight: the one foreseen, if it is
+// want, or want sent now. A prefetching walk also foresees the request after
+// want, as if want's page will be full, so that it goes out while want's
+// page is decoded; a page that proves it wrong costs one request.
+func (w *walk) ahead(win *window, want pageRequest, count int) {
+	if win.pending() > 0 {
+		if head := win.head(); head.skip != want.skip || head.u.RawQuery != want.u.RawQuery || head.u.Path != want.u.Path {
+			win.drain()
+		}
+	}
+	if win.pending() == 0 {
+		w.send(win, want)
+	}
+	if w.cfg.concurrency > 1 || win.pending() != 1 {
+		return
+	}
+	if skip := want.skip + limitOf(want.u) - w.overlap; skip+w.overlap < count {
+		w.send(win, pageRequest{u: withParam(want.u, "skip", skip), skip: skip})
+	}
 }
 
 // noteDeviations adds what the tolerant reader forgave on a page to the

@@ -10,22 +10,30 @@ import (
 // back in the order they were sent. With size 0 nothing runs ahead: a
 // request is sent when its answer is asked for, on the caller's goroutine.
 // Requests in flight run on size goroutines that live as long as the
-// window, so a page costs no goroutine, channel or context of its own.
+// window, so a page costs no goroutine or context of its own.
+//
+// A chained window sends each request only once the one before it has its
+// body: one connection, one request on the wire at a time, and the next
+// request travels while the page before it is decoded.
 type window struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
-	get     func(context.Context, *url.URL) (*Page, error)
+	get     func(ctx context.Context, u *url.URL, read func()) (*Page, error)
 	size    int
+	chained bool
 	jobs    chan windowJob
 	answers []chan pageAnswer // one per slot; request k uses slot k mod size
 	queue   []windowJob       // sent and not yet received, oldest first
 	sent    int
+	read    chan struct{} // closed when the last request sent has its body (chained)
 	wg      sync.WaitGroup
 }
 
 type windowJob struct {
-	req  pageRequest
-	slot int
+	req   pageRequest
+	slot  int
+	after chan struct{} // chained: closed when the request before has its body
+	read  chan struct{} // chained: closed when this one has its body, or ended
 }
 
 // pageRequest is one page the walk asks for.
@@ -39,9 +47,9 @@ type pageAnswer struct {
 	err  error
 }
 
-func newWindow(parent context.Context, size int, get func(context.Context, *url.URL) (*Page, error)) *window {
+func newWindow(parent context.Context, size int, chained bool, get func(context.Context, *url.URL, func()) (*Page, error)) *window {
 	ctx, cancel := context.WithCancel(parent)
-	w := &window{ctx: ctx, cancel: cancel, get: get, size: size}
+	w := &window{ctx: ctx, cancel: cancel, get: get, size: size, chained: chained}
 	if size > 0 {
 		w.jobs = make(chan windowJob)
 		w.answers = make([]chan pageAnswer, size)
@@ -59,7 +67,26 @@ func newWindow(parent context.Context, size int, get func(context.Context, *url.
 func (w *window) work() {
 	defer w.wg.Done()
 	for j := range w.jobs {
-		p, err := w.get(w.ctx, j.req.u)
+		var read func()
+		if j.read != nil {
+			if j.after != nil {
+				select {
+				case <-j.after:
+				case <-w.ctx.Done():
+				}
+			}
+			done := false
+			read = func() { // once, though a retried attempt reads again
+				if !done {
+					done = true
+					close(j.read)
+				}
+			}
+		}
+		p, err := w.get(w.ctx, j.req.u, read)
+		if read != nil {
+			read() // one that never read a body (an error) frees the next too
+		}
 		w.answers[j.slot] <- pageAnswer{p, err}
 	}
 }
@@ -76,6 +103,10 @@ func (w *window) head() pageRequest { return w.queue[0].req }
 // send puts a request in flight; the window must not be full.
 func (w *window) send(r pageRequest) {
 	j := windowJob{req: r}
+	if w.chained {
+		j.after, j.read = w.read, make(chan struct{})
+		w.read = j.read
+	}
 	if w.size > 0 {
 		j.slot = w.sent % w.size
 		w.jobs <- j
@@ -89,7 +120,7 @@ func (w *window) receive() (pageRequest, *Page, error) {
 	j := w.queue[0]
 	w.queue = append(w.queue[:0], w.queue[1:]...) // keeps the capacity: no allocation per page
 	if w.size == 0 {
-		p, err := w.get(w.ctx, j.req.u)
+		p, err := w.get(w.ctx, j.req.u, nil)
 		return j.req, p, err
 	}
 	a := <-w.answers[j.slot]
