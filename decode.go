@@ -416,59 +416,39 @@ func (d *decoder) profileImage(im *ProfileImage, key string) error {
 // tags reads taggedProducts: null or another type is an empty list.
 func (d *decoder) tags(tags *[]TaggedProduct) error {
 	if d.peek() != '[' {
-		start := d.pos
-		if err := d.skip(); err != nil {
-			return err
-		}
+		d.other("[]")
 		*tags = []TaggedProduct{}
-		d.deviate(d.data[start:d.pos], "[]")
 		return nil
 	}
-	d.pos++
-	list := (*tags)[:0]
-	if list == nil {
-		list = []TaggedProduct{}
-	}
-	err := d.array(func(i int) error {
-		d.path = append(d.path, pathSeg{index: i})
-		defer func() { d.path = d.path[:len(d.path)-1] }()
-		if d.peek() != '{' {
-			start := d.pos
-			if err := d.skip(); err != nil {
-				return err
+	return objects(d, tags, "tag", tagKeys, d.tag)
+}
+
+// tag reads the members of one tagged product; done checks it.
+func (d *decoder) tag(t *TaggedProduct) (member func(string) error, done func() (keep bool)) {
+	var haveProduct bool
+	member = func(key string) error {
+		return d.field(key, func() error {
+			switch key {
+			case "x":
+				t.X = d.float()
+			case "y":
+				t.Y = d.float()
+			case "product":
+				haveProduct = true
+				return object2(d, &t.Product, productKeys, d.product)
+			default:
+				return errUnknownKey
 			}
-			d.deviate(d.data[start:d.pos], "tag dropped: not an object")
 			return nil
-		}
-		list = append(list, TaggedProduct{})
-		t := &list[len(list)-1]
-		var haveProduct bool
-		d.pos++
-		if err := d.object(tagKeys, func(key string) error {
-			return d.field(key, func() error {
-				switch key {
-				case "x":
-					t.X = d.float()
-				case "y":
-					t.Y = d.float()
-				case "product":
-					haveProduct = true
-					return object2(d, &t.Product, productKeys, d.product)
-				default:
-					return errUnknownKey
-				}
-				return nil
-			})
-		}); err != nil {
-			return err
-		}
+		})
+	}
+	done = func() bool {
 		d.require(haveProduct && t.Product.ID != "", "product.id")
 		d.require(haveProduct && t.Product.Title != "", "product.title")
 		d.require(haveProduct && t.Product.Handle != "", "product.handle")
-		return nil
-	})
-	*tags = list
-	return err
+		return true
+	}
+	return member, done
 }
 
 func (d *decoder) product(p *Product, key string) error {
@@ -522,65 +502,78 @@ func (d *decoder) price(pr *Price, key string) error {
 // labelList reads labels: null is no list (an empty one, reported, when
 // the request asked for labels); a label without an id is left out.
 func (d *decoder) labelList(labels *[]Label) error {
-	if d.peek() != '[' {
-		start := d.pos
-		if err := d.skip(); err != nil {
-			return err
-		}
-		if string(d.data[start:d.pos]) == "null" {
-			*labels = nil // as encoding/json; an asked-for list is required by post
-			return nil
-		}
+	switch {
+	case d.peek() == 'n' && d.literal("null"):
+		*labels = nil // as encoding/json; post reports a list asked for and missing
+		return nil
+	case d.peek() != '[':
+		d.other("[]")
 		*labels = []Label{}
-		d.deviate(d.data[start:d.pos], "[]")
 		return nil
 	}
-	d.pos++
-	list := (*labels)[:0]
-	if list == nil {
-		list = []Label{}
+	return objects(d, labels, "label", labelKeys, d.label)
+}
+
+// label reads the members of one label; done leaves out one without an id.
+func (d *decoder) label(l *Label) (member func(string) error, done func() (keep bool)) {
+	member = func(key string) error {
+		return d.field(key, func() error {
+			switch key {
+			case "id":
+				l.ID = d.requiredString()
+			case "name":
+				if d.literal("null") {
+					l.Name = nil
+					return nil
+				}
+				s := d.string()
+				l.Name = &s
+			default:
+				return errUnknownKey
+			}
+			return nil
+		})
+	}
+	done = func() bool {
+		if l.ID == "" {
+			d.deviate(nil, "label dropped: no id")
+		}
+		return l.ID != ""
+	}
+	return member, done
+}
+
+// objects reads an array of objects into *list (what names an element in
+// deviations): an element that is not an object is left out and reported.
+// elem gives the reader of an element's members and a check to run after
+// them, which says whether the element is kept.
+func objects[T any](d *decoder, list *[]T, what string, names []string, elem func(*T) (func(string) error, func() bool)) error {
+	d.pos++ // '['
+	out := (*list)[:0]
+	if out == nil {
+		out = []T{}
 	}
 	err := d.array(func(i int) error {
 		d.path = append(d.path, pathSeg{index: i})
 		defer func() { d.path = d.path[:len(d.path)-1] }()
 		if d.peek() != '{' {
-			start := d.pos
-			if err := d.skip(); err != nil {
-				return err
+			if d.other(what + " dropped: not an object"); d.bad {
+				return d.syntax("invalid value")
 			}
-			d.deviate(d.data[start:d.pos], "label dropped: not an object")
 			return nil
 		}
-		var l Label
+		var v T
+		member, done := elem(&v)
 		d.pos++
-		if err := d.object(labelKeys, func(key string) error {
-			return d.field(key, func() error {
-				switch key {
-				case "id":
-					l.ID = d.requiredString()
-				case "name":
-					if d.literal("null") {
-						l.Name = nil
-						return nil
-					}
-					s := d.string()
-					l.Name = &s
-				default:
-					return errUnknownKey
-				}
-				return nil
-			})
-		}); err != nil {
+		if err := d.object(names, member); err != nil {
 			return err
 		}
-		if l.ID == "" {
-			d.deviate(nil, "label dropped: no id")
-			return nil
+		if done() {
+			out = append(out, v)
 		}
-		list = append(list, l)
 		return nil
 	})
-	*labels = list
+	*list = out
 	return err
 }
 
