@@ -416,39 +416,59 @@ func (d *decoder) profileImage(im *ProfileImage, key string) error {
 // tags reads taggedProducts: null or another type is an empty list.
 func (d *decoder) tags(tags *[]TaggedProduct) error {
 	if d.peek() != '[' {
-		d.other("[]")
+		start := d.pos
+		if err := d.skip(); err != nil {
+			return err
+		}
 		*tags = []TaggedProduct{}
+		d.deviate(d.data[start:d.pos], "[]")
 		return nil
 	}
-	return objects(d, tags, "tag", tagKeys, d.tag)
-}
-
-// tag reads the members of one tagged product; done checks it.
-func (d *decoder) tag(t *TaggedProduct) (member func(string) error, done func() (keep bool)) {
-	var haveProduct bool
-	member = func(key string) error {
-		return d.field(key, func() error {
-			switch key {
-			case "x":
-				t.X = d.float()
-			case "y":
-				t.Y = d.float()
-			case "product":
-				haveProduct = true
-				return object2(d, &t.Product, productKeys, d.product)
-			default:
-				return errUnknownKey
-			}
-			return nil
-		})
+	d.pos++
+	list := (*tags)[:0]
+	if list == nil {
+		list = []TaggedProduct{}
 	}
-	done = func() bool {
+	err := d.array(func(i int) error {
+		d.path = append(d.path, pathSeg{index: i})
+		defer func() { d.path = d.path[:len(d.path)-1] }()
+		if d.peek() != '{' {
+			start := d.pos
+			if err := d.skip(); err != nil {
+				return err
+			}
+			d.deviate(d.data[start:d.pos], "tag dropped: not an object")
+			return nil
+		}
+		list = append(list, TaggedProduct{})
+		t := &list[len(list)-1]
+		var haveProduct bool
+		d.pos++
+		if err := d.object(tagKeys, func(key string) error {
+			return d.field(key, func() error {
+				switch key {
+				case "x":
+					t.X = d.float()
+				case "y":
+					t.Y = d.float()
+				case "product":
+					haveProduct = true
+					return object2(d, &t.Product, productKeys, d.product)
+				default:
+					return errUnknownKey
+				}
+				return nil
+			})
+		}); err != nil {
+			return err
+		}
 		d.require(haveProduct && t.Product.ID != "", "product.id")
 		d.require(haveProduct && t.Product.Title != "", "product.title")
 		d.require(haveProduct && t.Product.Handle != "", "product.handle")
-		return true
-	}
-	return member, done
+		return nil
+	})
+	*tags = list
+	return err
 }
 
 func (d *decoder) product(p *Product, key string) error {
@@ -502,78 +522,65 @@ func (d *decoder) price(pr *Price, key string) error {
 // labelList reads labels: null is no list (an empty one, reported, when
 // the request asked for labels); a label without an id is left out.
 func (d *decoder) labelList(labels *[]Label) error {
-	switch {
-	case d.peek() == 'n' && d.literal("null"):
-		*labels = nil // as encoding/json; post reports a list asked for and missing
-		return nil
-	case d.peek() != '[':
-		d.other("[]")
-		*labels = []Label{}
-		return nil
-	}
-	return objects(d, labels, "label", labelKeys, d.label)
-}
-
-// label reads the members of one label; done leaves out one without an id.
-func (d *decoder) label(l *Label) (member func(string) error, done func() (keep bool)) {
-	member = func(key string) error {
-		return d.field(key, func() error {
-			switch key {
-			case "id":
-				l.ID = d.requiredString()
-			case "name":
-				if d.literal("null") {
-					l.Name = nil
-					return nil
-				}
-				s := d.string()
-				l.Name = &s
-			default:
-				return errUnknownKey
-			}
-			return nil
-		})
-	}
-	done = func() bool {
-		if l.ID == "" {
-			d.deviate(nil, "label dropped: no id")
+	if d.peek() != '[' {
+		start := d.pos
+		if err := d.skip(); err != nil {
+			return err
 		}
-		return l.ID != ""
+		if string(d.data[start:d.pos]) == "null" {
+			*labels = nil // as encoding/json; an asked-for list is required by post
+			return nil
+		}
+		*labels = []Label{}
+		d.deviate(d.data[start:d.pos], "[]")
+		return nil
 	}
-	return member, done
-}
-
-// objects reads an array of objects into *list (what names an element in
-// deviations): an element that is not an object is left out and reported.
-// elem gives the reader of an element's members and a check to run after
-// them, which says whether the element is kept.
-func objects[T any](d *decoder, list *[]T, what string, names []string, elem func(*T) (func(string) error, func() bool)) error {
-	d.pos++ // '['
-	out := (*list)[:0]
-	if out == nil {
-		out = []T{}
+	d.pos++
+	list := (*labels)[:0]
+	if list == nil {
+		list = []Label{}
 	}
 	err := d.array(func(i int) error {
 		d.path = append(d.path, pathSeg{index: i})
 		defer func() { d.path = d.path[:len(d.path)-1] }()
 		if d.peek() != '{' {
-			if d.other(what + " dropped: not an object"); d.bad {
-				return d.syntax("invalid value")
+			start := d.pos
+			if err := d.skip(); err != nil {
+				return err
 			}
+			d.deviate(d.data[start:d.pos], "label dropped: not an object")
 			return nil
 		}
-		var v T
-		member, done := elem(&v)
+		var l Label
 		d.pos++
-		if err := d.object(names, member); err != nil {
+		if err := d.object(labelKeys, func(key string) error {
+			return d.field(key, func() error {
+				switch key {
+				case "id":
+					l.ID = d.requiredString()
+				case "name":
+					if d.literal("null") {
+						l.Name = nil
+						return nil
+					}
+					s := d.string()
+					l.Name = &s
+				default:
+					return errUnknownKey
+				}
+				return nil
+			})
+		}); err != nil {
 			return err
 		}
-		if done() {
-			out = append(out, v)
+		if l.ID == "" {
+			d.deviate(nil, "label dropped: no id")
+			return nil
 		}
+		list = append(list, l)
 		return nil
 	})
-	*list = out
+	*labels = list
 	return err
 }
 
