@@ -31,7 +31,7 @@ func (c *Client) GalleryPosts(ctx context.Context, galleryID string, params *Gal
 	if err != nil {
 		return nil, err
 	}
-	return c.getPage(ctx, u, false, opts, nil)
+	return c.getPage(ctx, u, false, opts, attemptHooks{})
 }
 
 // galleryPostsURL checks the ID and params and returns the URL of the page

@@ -23,7 +23,7 @@ func (c *Client) Inbox(ctx context.Context, params *InboxParams, opts ...CallOpt
 	if err != nil {
 		return nil, err
 	}
-	return c.getPage(ctx, u, false, opts, nil)
+	return c.getPage(ctx, u, false, opts, attemptHooks{})
 }
 
 // inboxURL checks params and returns the URL of the page they ask for.

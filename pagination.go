@@ -83,7 +83,7 @@ func (c *Client) NextPage(ctx context.Context, next string, opts ...CallOption) 
 	if err != nil {
 		return nil, err
 	}
-	return c.getPage(ctx, u, wantsLabels(u), opts, nil)
+	return c.getPage(ctx, u, wantsLabels(u), opts, attemptHooks{})
 }
 
 // PostsPages iterates over the pages of [Client.Posts], from params (which it

@@ -54,7 +54,7 @@ func (c *Client) Posts(ctx context.Context, params *PostsParams, opts ...CallOpt
 	if err != nil {
 		return nil, err
 	}
-	return c.getPage(ctx, u, wantsLabels(u), opts, nil)
+	return c.getPage(ctx, u, wantsLabels(u), opts, attemptHooks{})
 }
 
 // postsURL checks params and returns the URL of the page they ask for.

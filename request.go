@@ -13,10 +13,9 @@ import (
 
 // getPage sends one GET to u, retrying as the policy says, and decodes the
 // page. labels says whether every post must carry labels (the request asked
-// for include=labels); opts are the call's options. read, if not nil, is
-// called when a 2xx body has been read, before it is decoded: a walk then
-// sends its next request while this page decodes.
-func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []CallOption, read func()) (*Page, error) {
+// for include=labels); opts are the call's options; hooks let a walk follow
+// the attempts.
+func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []CallOption, hooks attemptHooks) (*Page, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil context", ErrInvalidParams)
 	}
@@ -39,7 +38,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 	var last error // the last attempt's error
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		resp, cutShort, err := c.attempt(ctx, u, labels, call.header, timeout, body, read)
+		resp, cutShort, err := c.attempt(ctx, u, labels, call.header, timeout, body, hooks.read)
 		a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start)}
 		if resp != nil {
 			a.StatusCode = resp.StatusCode
@@ -52,6 +51,9 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 			return nil, abandoned(ctxErr, last, attempt)
 		}
 		a.Retry = err != nil && attempt <= retryMax && (cutShort || retryable(ctx, resp, err))
+		if a.Retry && hooks.retry != nil {
+			hooks.retry()
+		}
 		if a.Retry {
 			a.Wait = backoff(c.waitMin, c.waitMax, attempt-1, resp)
 		}
@@ -124,6 +126,15 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 }
 
 var acceptJSON = []string{"application/json"}
+
+// attemptHooks let a walk follow a request's attempts; either may be nil.
+type attemptHooks struct {
+	// read is called when a 2xx body has been read, before it is decoded: a
+	// walk then sends its next request while this page decodes.
+	read func()
+	// retry is called for each attempt that will be retried.
+	retry func()
+}
 
 // pageBody holds the body of an answer, reused across calls.
 type pageBody struct {

@@ -11,9 +11,9 @@ type WalkSummary struct {
 	// Pages is the number of pages yielded (each with at least one new post,
 	// and the first page always).
 	Pages int
-	// Requests is the number of page requests sent, re-reads included; each
-	// may have taken several attempts (retries are not counted here).
-	Requests int
+	// Requests is the number of page requests sent, re-reads included, and
+	// Retries the attempts among them that failed and were tried again.
+	Requests, Retries int
 	// Posts is the number of posts yielded.
 	Posts int
 	// CountAtStart and CountAtEnd are the count of the first and of the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"sync/atomic"
 )
 
 // ErrStalled matches the error that ends a walk which stopped making
@@ -35,6 +36,7 @@ type walk struct {
 	stale int
 	// dropped counts the nodes left out because they could not be posts.
 	dropped int
+	retries atomic.Int64
 	// overlap is 1 while each request starts at the anchor, 0 once the
 	// server showed it answers one post a page (the anchor alone would
 	// fill each page).
@@ -273,8 +275,12 @@ func (w *walk) send(win *window, r pageRequest) {
 }
 
 func (w *walk) get(ctx context.Context, u *url.URL, read func()) (*Page, error) {
-	return w.c.getPage(ctx, u, w.labels, w.cfg.call, read)
+	return w.c.getPage(ctx, u, w.labels, w.cfg.call, attemptHooks{read: read, retry: w.retried})
 }
+
+// retried counts an attempt that will be retried; requests in flight call
+// it from their goroutines.
+func (w *walk) retried() { w.retries.Add(1) }
 
 // ahead makes want the next request in flight: the one foreseen, if it is
 // want, or want sent now. A prefetching walk also foresees the request after
@@ -329,6 +335,7 @@ func (w *walk) checkCount() error {
 
 func (w *walk) finishSummary() {
 	w.sum.CountAtStart, w.sum.CountAtEnd = max(w.cur.count, 0), w.cur.last
+	w.sum.Retries = int(w.retries.Load())
 	if w.cfg.summary != nil {
 		*w.cfg.summary = w.sum
 	}

@@ -250,3 +250,25 @@ func ExampleWithSummary() {
 		summary.Posts, summary.CountAtEnd, summary.Pages, summary.Reanchors, summary.Shortfall)
 	// Output: 36 posts of 36, in 2 pages; 0 re-anchors, shortfall 0
 }
+
+// TestSummaryCountsRetries: attempts that failed and were retried are in
+// the summary, beside the requests.
+func TestSummaryCountsRetries(t *testing.T) {
+	t.Parallel()
+	for _, mode := range iterModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(60, 3)))
+			srv.FailNext(2, ugctest.InternalError())
+			var s ugc.WalkSummary
+			n := 0
+			for _, err := range srv.Client().AllPosts(context.Background(), nil, append(slices.Clone(mode.opts), ugc.WithSummary(&s))...) {
+				require.NoError(t, err)
+				n++
+			}
+			assert.Equal(t, 60, n)
+			assert.Equal(t, 2, s.Retries)
+			assert.Equal(t, 3, s.Requests)
+		})
+	}
+}
