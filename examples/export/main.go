@@ -51,6 +51,10 @@ func main() {
 	if *checkpoint == "" {
 		*checkpoint = *out + ".checkpoint"
 	}
+	if err := refuseRedirect(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "export:", err)
+		os.Exit(2)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -80,6 +84,17 @@ func main() {
 	if err := job.run(ctx); err != nil {
 		fail(err)
 	}
+}
+
+// refuseRedirect refuses to run with stdout sent to a file, as in the old
+// "go run ./examples/export > posts.jsonl": the job writes its own file, and
+// a shell redirect would empty the file it resumes on the next run.
+func refuseRedirect(stdout *os.File) error {
+	info, err := stdout.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	return errors.New("stdout is redirected to a file, which a rerun would empty before the job could resume it; the job writes its own file: run it with -out FILE and no redirect")
 }
 
 func fail(err error) {

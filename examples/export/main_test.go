@@ -150,3 +150,21 @@ func (w *stoppingWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestExportRefusesARedirectedStdout: run the old way, with stdout sent to
+// the file, the job stops at once with a clear error instead of letting a
+// rerun's redirect empty the file it resumes.
+func TestExportRefusesARedirectedStdout(t *testing.T) {
+	t.Parallel()
+	f, err := os.Create(filepath.Join(t.TempDir(), "posts.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	err = refuseRedirect(f)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "-out")
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	defer w.Close()
+	assert.NoError(t, refuseRedirect(w), "a pipe or a terminal is fine")
+}
