@@ -293,6 +293,12 @@ func (d *decoder) post(p *Post) error {
 				haveCreated = !p.CreatedAt.IsZero() || len(d.devs) > before
 			case "media":
 				haveMedia = true
+				if d.peek() == '"' { // the media's URL alone
+					start := d.pos
+					p.Media.Location = d.string()
+					d.deviate(d.data[start:d.pos], "media.location")
+					return nil
+				}
 				return object2(d, &p.Media, mediaKeys, d.media)
 			case "taggedProducts":
 				haveTags = true

@@ -310,7 +310,7 @@ func (d *decoder) boolean() *bool {
 	case c == '"':
 		start := d.pos
 		s, err := d.str()
-		if b, perr := strconv.ParseBool(strings.TrimSpace(s)); err == nil && perr == nil {
+		if b, perr := parseBool(s); err == nil && perr == nil {
 			d.deviate(d.data[start:d.pos], strconv.FormatBool(b))
 			return d.newBool(b)
 		}
@@ -326,6 +326,18 @@ func (d *decoder) boolean() *bool {
 	}
 	d.other("absent")
 	return nil
+}
+
+// parseBool reads a boolean sent as a string: what strconv.ParseBool reads,
+// and yes or no, in any case.
+func parseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "yes", "y", "on":
+		return true, nil
+	case "no", "n", "off":
+		return false, nil
+	}
+	return strconv.ParseBool(strings.TrimSpace(s))
 }
 
 // float reads a number; a string that holds one is read as it.
@@ -399,7 +411,7 @@ func (d *decoder) timestamp() time.Time {
 		if t.UnmarshalJSON(raw) == nil {
 			return t
 		}
-		s = strings.TrimSpace(s)
+		s = strings.ToUpper(strings.TrimSpace(s)) // ISO 8601 allows "t" and "z"
 		for _, layout := range timestampLayouts {
 			if t, err := time.Parse(layout, s); err == nil {
 				d.deviate(raw, t.Format(time.RFC3339Nano))
@@ -408,6 +420,22 @@ func (d *decoder) timestamp() time.Time {
 		}
 		d.deviate(raw, "zero value")
 		return time.Time{}
+	case c == '-' || '0' <= c && c <= '9':
+		// A Unix time: seconds, or milliseconds when it is too large for
+		// seconds of this era.
+		start := d.pos
+		if lit, ok := d.number(); ok {
+			if n, err := strconv.ParseInt(lit, 10, 64); err == nil && n > 0 {
+				t := time.Unix(n, 0).UTC()
+				if n >= 1e11 {
+					t = time.UnixMilli(n).UTC()
+				}
+				d.deviate(d.data[start:d.pos], t.Format(time.RFC3339Nano)+" (a Unix time)")
+				return t
+			}
+			d.deviate(d.data[start:d.pos], "zero value")
+			return time.Time{}
+		}
 	}
 	d.other("zero value")
 	return time.Time{}

@@ -90,7 +90,18 @@ func oddPostCases() []oddPostCase {
 		{"space instead of T", base.with("createdAt", `"2024-05-01 12:00:00Z"`).String(), "createdAt", false, at(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))},
 		{"fractional seconds without zone", base.with("createdAt", `"2024-05-01T12:00:00.250"`).String(), "createdAt", false, at(time.Date(2024, 5, 1, 12, 0, 0, 250e6, time.UTC))},
 		{"timestamp unreadable", base.with("createdAt", `"yesterday"`).String(), "createdAt", false, zeroCreated},
-		{"timestamp a number", base.with("createdAt", `1714564800`).String(), "createdAt", false, zeroCreated},
+		{"timestamp a Unix time", base.with("createdAt", `1714564800`).String(), "createdAt", false, at(time.Unix(1714564800, 0))},
+		{"timestamp in Unix milliseconds", base.with("createdAt", `1714564800250`).String(), "createdAt", false, at(time.UnixMilli(1714564800250))},
+		{"timestamp in lower case", base.with("createdAt", `"2024-05-01t12:00:00z"`).String(), "createdAt", false, at(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))},
+		{"timestamp with a +0000 offset", base.with("createdAt", `"2024-05-01T14:00:00+0200"`).String(), "createdAt", false, at(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))},
+		{"timestamp an object", base.with("createdAt", `{"$date":"2024-05-01"}`).String(), "createdAt", false, zeroCreated},
+		{"boolean as yes", base.with("fromSocial", `"yes"`).String(), "fromSocial", false, func(t *testing.T, p *ugc.Post) {
+			require.NotNil(t, p.FromSocial)
+			assert.True(t, *p.FromSocial)
+		}},
+		{"media as its URL alone", base.with("media", `"https://cdn.example.test/x.jpg"`).String(), "media", false, func(t *testing.T, p *ugc.Post) {
+			assert.Equal(t, "https://cdn.example.test/x.jpg", p.Media.Location)
+		}},
 		{"timestamp missing", base.with("createdAt", "").String(), "createdAt", false, zeroCreated},
 		{"price as a string", base.with("taggedProducts", tag(`{"id":"prod1","title":"Shoe","handle":"shoe","price":{"price":"10.00","currency":"EUR"}}`)).String(), "taggedProducts[0].product.price.price", false, func(t *testing.T, p *ugc.Post) {
 			require.NotNil(t, p.TaggedProducts[0].Product.Price.Regular)
