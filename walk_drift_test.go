@@ -374,3 +374,38 @@ func (s *moderatedServer) changeCount() int {
 	}
 	return n
 }
+
+// TestOrderChangeOnTheFakeEndsWithDriftError walks the fake server while it
+// changes the order of its list: shuffled mid-walk, or a post already
+// yielded moved past the cursor. Every mode ends with an error matching
+// ErrDrift, after yielding nothing twice (the list is long enough that
+// pages are read after the change in every mode).
+func TestOrderChangeOnTheFakeEndsWithDriftError(t *testing.T) {
+	t.Parallel()
+	changes := map[string]func(srv *ugctest.Server, yielded []string){
+		"shuffled":                             func(srv *ugctest.Server, _ []string) { srv.ShufflePosts(7) },
+		"a yielded post moved past the cursor": func(srv *ugctest.Server, yielded []string) { srv.MovePost(yielded[10], 450) },
+	}
+	for name, change := range changes {
+		for _, mode := range iterModes {
+			t.Run(name+"/"+mode.name, func(t *testing.T) {
+				t.Parallel()
+				srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(600, 11)))
+				var yielded []string
+				var walkErr error
+				for p, err := range srv.Client().AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, mode.opts...) {
+					if err != nil {
+						walkErr = err
+						break
+					}
+					yielded = append(yielded, p.ID)
+					if len(yielded) == 60 {
+						change(srv, yielded)
+					}
+				}
+				require.ErrorIs(t, walkErr, ugc.ErrDrift, "after %d posts", len(yielded))
+				assert.Equal(t, uniq(yielded), yielded, "nothing twice before the error")
+			})
+		}
+	}
+}

@@ -315,3 +315,33 @@ func TestParallelServersAreIndependent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestMovePostAndShufflePosts: moving a post puts it where asked, and a
+// shuffle keeps every post and changes the order, the same way for a seed.
+func TestMovePostAndShufflePosts(t *testing.T) {
+	t.Parallel()
+	ids := func(srv *ugctest.Server) []string {
+		var out []string
+		for p, err := range srv.Client().AllPosts(context.Background(), nil) {
+			require.NoError(t, err)
+			out = append(out, p.ID)
+		}
+		return out
+	}
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(50, 3)))
+	before := ids(srv)
+	srv.MovePost(before[40], 2)
+	moved := ids(srv)
+	assert.Equal(t, before[40], moved[2])
+	assert.ElementsMatch(t, before, moved)
+	assert.Error(t, srv.Handler.MovePost("no-such-post", 0))
+
+	srv.ShufflePosts(9)
+	shuffled := ids(srv)
+	assert.ElementsMatch(t, before, shuffled)
+	assert.NotEqual(t, moved, shuffled)
+	other := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(50, 3)))
+	other.MovePost(before[40], 2)
+	other.ShufflePosts(9)
+	assert.Equal(t, shuffled, ids(other), "the same seed, the same order")
+}

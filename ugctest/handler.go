@@ -110,6 +110,16 @@ func (h *Handler) InsertPosts(at int, posts ...Post) error { return h.data.inser
 // not present.
 func (h *Handler) RemovePosts(ids ...string) error { return h.data.remove(ids) }
 
+// MovePost moves an approved post to position to of the stored order
+// (clamped to the list), as a server does when a post's sort key changes:
+// a walk under way then sees the order change. It returns an error for an
+// ID that is not present.
+func (h *Handler) MovePost(id string, to int) error { return h.data.move(id, to) }
+
+// ShufflePosts permutes the stored order of the approved posts,
+// deterministically for a seed: every walk under way sees its order change.
+func (h *Handler) ShufflePosts(seed uint64) { h.data.shuffle(seed) }
+
 // Requests returns a copy of the request log, oldest first.
 func (h *Handler) Requests() []Request { return h.log.snapshot() }
 

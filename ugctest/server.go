@@ -93,6 +93,15 @@ func (s *Server) InsertPosts(at int, posts ...Post) {
 	}
 }
 
+// MovePost moves an approved post to position to (see [Handler.MovePost]);
+// an ID that is not present fails the test.
+func (s *Server) MovePost(id string, to int) {
+	s.t.Helper()
+	if err := s.Handler.MovePost(id, to); err != nil {
+		s.t.Errorf("ugctest: MovePost: %v", err)
+	}
+}
+
 // RemovePosts removes approved posts by ID (see [Handler.RemovePosts]); an
 // ID that is not present fails the test.
 func (s *Server) RemovePosts(ids ...string) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -308,6 +309,34 @@ func (s *store) insert(at int, posts []Post) error {
 	at = max(0, min(at, len(s.order)))
 	s.order = slices.Insert(s.order, at, refs...)
 	return nil
+}
+
+// move takes the post with the given ID out of the stored order and puts it
+// back at position to (clamped), as a server does when a post's sort key
+// changes. It fails for an ID that is not present.
+func (s *store) move(id string, to int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.lookup(id)
+	if !ok {
+		return fmt.Errorf("post %q is not present", id)
+	}
+	from := slices.Index(s.order, r)
+	if from < 0 {
+		return fmt.Errorf("post %q is not in the approved list", id)
+	}
+	s.order = slices.Delete(s.order, from, from+1)
+	to = max(0, min(to, len(s.order)))
+	s.order = slices.Insert(s.order, to, r)
+	return nil
+}
+
+// shuffle permutes the stored order, deterministically for a seed.
+func (s *store) shuffle(seed uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	rng.Shuffle(len(s.order), func(i, j int) { s.order[i], s.order[j] = s.order[j], s.order[i] })
 }
 
 // remove takes the posts with the given IDs out of the stored order (and so
