@@ -284,3 +284,27 @@ func TestOddPostCostsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestPageIteratorsShowDeviations: the page iterators hand each page with
+// what was forgiven on it, once, even for a post that two overlapping pages
+// hold (the last post of one page starts the next).
+func TestPageIteratorsShowDeviations(t *testing.T) {
+	t.Parallel()
+	nodes := make([]string, 60)
+	for i := range nodes {
+		nodes[i] = goodRawPost(fmt.Sprintf("p%03d", i)).String()
+	}
+	nodes[24] = goodRawPost("p024").with("fromSocial", `"true"`).String() // the anchor of page 2
+	nodes[40] = goodRawPost("p040").with("createdAt", `"2024-05-01"`).String()
+	srv := pagedServer(t, nodes)
+	c, err := ugc.NewClient(srv.URL, "tolerant-key", ugc.WithRetryWait(0, 0))
+	require.NoError(t, err)
+	var paths []string
+	for page, err := range c.PostsPages(context.Background(), &ugc.PostsParams{Limit: 25}) {
+		require.NoError(t, err)
+		for _, d := range page.Deviations {
+			paths = append(paths, d.PostID+" "+d.Path[strings.Index(d.Path, "]")+1:])
+		}
+	}
+	assert.Equal(t, []string{"p024 .fromSocial", "p040 .createdAt"}, paths)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"sync/atomic"
 )
 
@@ -134,11 +135,12 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page, isFirst bo
 	if err != nil {
 		return nil, nextLink{}, err
 	}
+	devs := deviationsOf(page, p.from) // before commit drops repeats from the page
 	nodes, repeats := w.cur.commit(req.skip, page, p)
 	w.sum.Repeats += repeats
 	w.sum.Posts += len(nodes)
-	w.noteDeviations(page)
-	out := &Page{Count: page.Count, Nodes: nodes}
+	out := &Page{Count: page.Count, Nodes: nodes, Deviations: devs}
+	w.noteDeviations(out)
 
 	next := w.judgeNext(ctx, req, page, len(nodes) > 0)
 	switch {
@@ -301,6 +303,22 @@ func (w *walk) ahead(win *window, want pageRequest, count int) {
 	if skip := want.skip + limitOf(want.u) - w.overlap; skip+w.overlap < count {
 		w.send(win, pageRequest{u: withParam(want.u, "skip", skip), skip: skip})
 	}
+}
+
+// deviationsOf returns the deviations of a page that concern its new posts
+// (nodes[from:]) or its dropped nodes: the anchor's were reported with the
+// page before.
+func deviationsOf(page *Page, from int) []Deviation {
+	if from == 0 || len(page.Deviations) == 0 {
+		return page.Deviations
+	}
+	var out []Deviation
+	for _, d := range page.Deviations {
+		if d.Dropped || !slices.ContainsFunc(page.Nodes[:from], func(p Post) bool { return p.ID == d.PostID }) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // noteDeviations adds what the tolerant reader forgave on a page to the
