@@ -259,7 +259,9 @@ func TestRequestLog(t *testing.T) {
 	get(t, srv, "/v1/galleries/summer/posts")
 	r := srv.Requests()
 	require.Len(t, r, 3)
-	assert.Equal(t, ugctest.Request{Method: "GET", Path: "/api/v1/posts", Query: map[string][]string{"limit": {"2"}, "market": {"de-de"}}, KeyValid: true, Status: 200, Duration: r[0].Duration}, r[0])
+	assert.Equal(t, ugctest.Request{Method: "GET", Path: "/api/v1/posts", Query: map[string][]string{"limit": {"2"}, "market": {"de-de"}},
+		RawQuery: "limit=2&market=de-de", Header: r[0].Header, KeyValid: true, Status: 200, Duration: r[0].Duration}, r[0])
+	assert.Equal(t, "[redacted]", r[0].Header.Get("X-Api-Key"))
 	assert.Equal(t, "/api/v1/inbox", r[1].Path)
 	assert.False(t, r[1].KeyValid)
 	assert.Equal(t, 401, r[1].Status)
@@ -344,4 +346,25 @@ func TestMovePostAndShufflePosts(t *testing.T) {
 	other.MovePost(before[40], 2)
 	other.ShufflePosts(9)
 	assert.Equal(t, shuffled, ids(other), "the same seed, the same order")
+}
+
+// TestRequestLogKeepsHeadersNotTheKey: the log holds the request headers
+// and the raw query, and the key's value never.
+func TestRequestLogKeepsHeadersNotTheKey(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t)
+	c := srv.Client(ugc.WithUserAgent("moderation-service/2"))
+	_, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 3}, ugc.WithHeader("X-Request-Id", "req-42"))
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "req-42", reqs[0].Header.Get("X-Request-Id"))
+	assert.Contains(t, reqs[0].Header.Get("User-Agent"), "moderation-service/2")
+	assert.Equal(t, "[redacted]", reqs[0].Header.Get("X-Api-Key"))
+	assert.Equal(t, "limit=3", reqs[0].RawQuery)
+	for _, vs := range reqs[0].Header {
+		for _, v := range vs {
+			assert.NotContains(t, v, srv.APIKey)
+		}
+	}
 }

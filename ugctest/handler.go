@@ -166,7 +166,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		resp = h.serveSafely((*bp)[:0], r, keyValid)
 	}
 	*bp = resp.body[:0]
-	rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), KeyValid: keyValid, Status: resp.status, Duration: time.Since(start)}
+	rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery, Header: loggedHeader(r.Header),
+		KeyValid: keyValid, Status: resp.status, Duration: time.Since(start)}
 	if faulty {
 		rec.Fault = fault.Kind
 	}

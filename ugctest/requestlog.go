@@ -1,6 +1,7 @@
 package ugctest
 
 import (
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -12,8 +13,13 @@ type Request struct {
 	Method string
 	// Path is the decoded request path, base path included.
 	Path string
-	// Query is the parsed query string.
-	Query url.Values
+	// Query is the parsed query string, and RawQuery the query as sent.
+	Query    url.Values
+	RawQuery string
+	// Header holds the request headers, with the x-api-key value replaced
+	// by "[redacted]": a test can assert the User-Agent or a request ID its
+	// code propagates, never the key.
+	Header http.Header
 	// KeyValid reports whether the x-api-key header held the server's key.
 	KeyValid bool
 	// Status is the status sent; 0 when an injected fault dropped the
@@ -58,4 +64,13 @@ func (l *requestLog) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.reqs = nil
+}
+
+// loggedHeader copies a request's headers for the log, without the key.
+func loggedHeader(h http.Header) http.Header {
+	out := h.Clone()
+	if _, ok := out["X-Api-Key"]; ok {
+		out["X-Api-Key"] = []string{"[redacted]"}
+	}
+	return out
 }
