@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/ugcposts/ugc-go"
 )
@@ -42,7 +43,13 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	if err != nil {
 		t.Fatalf("ugctest.NewServer: %v", err)
 	}
-	srv := httptest.NewServer(h)
+	srv := httptest.NewUnstartedServer(h)
+	// Timeouts, so that a test's idle or slow client cannot hold the server.
+	srv.Config.ReadHeaderTimeout = 10 * time.Second
+	srv.Config.ReadTimeout = 30 * time.Second
+	srv.Config.WriteTimeout = 60 * time.Second
+	srv.Config.IdleTimeout = 60 * time.Second
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return &Server{Handler: h, URL: srv.URL + h.basePath, APIKey: key, t: t, srv: srv}
 }

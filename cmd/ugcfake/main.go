@@ -6,9 +6,14 @@
 // The first line on stdout is one JSON object describing the server:
 //
 //	{"url":"http://127.0.0.1:8080","apiKey":"KEY","galleries":["summer","videos"],
-//	 "markets":[{"id":"...","shortId":"de-de"},{"id":"...","shortId":"fr-fr"}]}
+//	 "markets":[{"id":"...","shortId":"de-de"},{"id":"...","shortId":"fr-fr"}],
+//	 "labels":[{"id":"...","name":"Featured"}],"counts":{"posts":36,"inbox":5,"galleries":2}}
 //
-// url includes the base path; every market listed localizes some posts.
+// url includes the base path and is one a client can connect to (an
+// -addr of :0 gives 127.0.0.1 and the port); every market listed localizes
+// some posts; labels are the available ones, usable in filters; counts
+// are those of the lists. A test suite waits for the server by reading
+// this line.
 // Then one line per request goes to stderr (never the key). SIGINT or
 // SIGTERM shuts the server down cleanly, with exit status 0.
 //
@@ -18,7 +23,7 @@
 //	-key        API key (default "ugcfake-dev-key")
 //	-data       JSON dataset file, as written by ugctest's Dataset.Save
 //	-posts, -seed
-//	            serve ugctest.Generate(posts, seed) instead of the default dataset
+//	            serve ugctest.Generate(posts, seed) instead of the built-in dataset
 //	-latency    delay every response, such as 50ms
 //	-base-path  serve under a path prefix, such as /api
 package main
@@ -35,6 +40,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -62,6 +68,19 @@ type banner struct {
 	APIKey    string         `json:"apiKey"`
 	Galleries []string       `json:"galleries"`
 	Markets   []bannerMarket `json:"markets"`
+	Labels    []bannerLabel  `json:"labels"` // the available ones, usable in filters
+	Counts    bannerCounts   `json:"counts"`
+}
+
+type bannerLabel struct {
+	ID   string  `json:"id"`
+	Name *string `json:"name"`
+}
+
+type bannerCounts struct {
+	Posts     int `json:"posts"` // approved
+	Inbox     int `json:"inbox"`
+	Galleries int `json:"galleries"`
 }
 
 type bannerMarket struct {
@@ -76,7 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	key := fs.String("key", DefaultKey, "API key the server accepts")
 	data := fs.String("data", "", "JSON dataset file (ugctest Dataset.Save format)")
-	posts := fs.Int("posts", -1, "serve a generated dataset of this many posts")
+	posts := fs.String("posts", "", "serve a generated dataset of this many posts instead of the built-in one")
 	seed := fs.Uint64("seed", 1, "seed of the generated dataset")
 	latency := fs.Duration("latency", 0, "delay added to every response")
 	basePath := fs.String("base-path", "", "path prefix of every endpoint, such as /api")
@@ -86,7 +105,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	ds, err := loadDataset(*data, *posts, *seed)
+	n := -1 // the built-in dataset
+	if *posts != "" {
+		var err error
+		if n, err = strconv.Atoi(*posts); err != nil || n < 0 {
+			return fmt.Errorf("-posts %q is not a count of posts", *posts)
+		}
+	}
+	ds, err := loadDataset(*data, n, *seed)
 	if err != nil {
 		return err
 	}
@@ -96,11 +122,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ugctest.WithLatency(*latency),
 		ugctest.WithRequestLogLimit(0),
 		ugctest.WithRequestHook(func(r ugctest.Request) {
-			line := fmt.Sprintf("%s %s", r.Method, r.Path)
-			if q := r.Query.Encode(); q != "" {
-				line += "?" + q
+			line := r.Method + " " + r.Path
+			if r.RawQuery != "" {
+				line += "?" + r.RawQuery
 			}
-			logger.Printf("%s %d key=%t fault=%s %s", line, r.Status, r.KeyValid, r.Fault, r.Duration.Round(time.Microsecond))
+			// Quoted: a %0A in a path cannot forge a line of the log.
+			logger.Printf("%s %d key=%t fault=%s %s", escapeLog(line), r.Status, r.KeyValid, r.Fault, r.Duration.Round(time.Microsecond))
 		}))
 	if err != nil {
 		return err
@@ -109,7 +136,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b := banner{URL: "http://" + ln.Addr().String() + h.BasePath(), APIKey: *key, Galleries: []string{}, Markets: []bannerMarket{}}
+	b := banner{URL: "http://" + connectable(ln.Addr()) + h.BasePath(), APIKey: *key, Galleries: []string{}, Markets: []bannerMarket{}, Labels: []bannerLabel{},
+		Counts: bannerCounts{Posts: ds.Len(), Inbox: len(ds.Inbox), Galleries: len(ds.Galleries)}}
+	for _, l := range ds.Labels {
+		if l.Available() {
+			b.Labels = append(b.Labels, bannerLabel{ID: l.ID, Name: l.Name})
+		}
+	}
 	for _, g := range ds.Galleries {
 		b.Galleries = append(b.Galleries, g.ShortID)
 	}
@@ -124,7 +157,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: logger}
+	// Timeouts, so that idle or slow clients cannot hold connections open.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second, ErrorLog: logger}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -139,6 +174,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	logger.Print("ugcfake: shut down")
 	return nil
+}
+
+// connectable returns a listen address a client can dial: an unspecified
+// host (":0", "0.0.0.0", "[::]") becomes the loopback address.
+func connectable(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return addr.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port)) // a wildcard listener takes loopback too
+}
+
+// escapeLog quotes control characters, so a request cannot write a line of
+// its own into the log.
+func escapeLog(s string) string {
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 // loadDataset picks the dataset the flags ask for.

@@ -150,3 +150,31 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandBannerAndLogForOtherLanguages: -addr :0 gives a URL a client
+// can connect to; the banner carries the labels a filter needs and the
+// counts of each list; a %0A in a path cannot forge a log line.
+func TestCommandBannerAndLogForOtherLanguages(t *testing.T) {
+	t.Parallel()
+	cmd, b, stderr := startCommand(t, "-addr", ":0")
+	assert.True(t, strings.HasPrefix(b.URL, "http://127.0.0.1:"), b.URL)
+	assert.Equal(t, bannerCounts{Posts: 36, Inbox: 10, Galleries: 2}, b.Counts)
+	require.NotEmpty(t, b.Labels)
+
+	c, err := ugc.NewClient(b.URL, b.APIKey, ugc.WithRetryMax(0))
+	require.NoError(t, err)
+	label := b.Labels[0].ID
+	page, err := c.Posts(context.Background(), &ugc.PostsParams{Filter: ugc.Filter{ugc.AnyLabel(label)}})
+	require.NoError(t, err)
+	assert.Positive(t, page.Count, "the banner's label filters posts")
+
+	resp, err := http.Get(b.URL + "/v1/galleries/x%0A2026-01-01%20forged%20line/posts")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	require.NoError(t, cmd.Wait())
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		assert.False(t, strings.HasPrefix(line, "2026-01-01 forged"), "a forged line: %q", line)
+	}
+	assert.Contains(t, stderr.String(), `x\n2026-01-01 forged line`)
+}
