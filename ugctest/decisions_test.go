@@ -1,8 +1,11 @@
 package ugctest_test
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -291,4 +294,47 @@ func TestNextOverTLS(t *testing.T) {
 		require.NotNil(t, e.Next)
 		assert.True(t, strings.HasPrefix(*e.Next, "http://"+strings.TrimPrefix(srv.URL, "http://")+"/"), *e.Next)
 	})
+}
+
+// TestUndecodableQueryIs400: a query the server cannot decode is answered
+// 400, never read in part: a filter with a bad escape would otherwise
+// return the whole unfiltered list.
+func TestUndecodableQueryIs400(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t)
+	for name, query := range map[string]string{
+		"bad escape":      "limit=2&filter=%ZZ",
+		"semicolon":       "limit=2;skip=1",
+		"too many params": strings.Repeat("a=1&", 1000) + "limit=2",
+	} {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+"/v1/posts?"+query, nil)
+		require.NoError(t, err)
+		req.Header.Set("x-api-key", srv.APIKey)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err, name)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s: %s", name, body)
+	}
+}
+
+// TestRequestWithoutHostGetsAUsableNext: an HTTP/1.0 request with no Host
+// header gets a next URL on the address it reached.
+func TestRequestWithoutHostGetsAUsableNext(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = fmt.Fprintf(conn, "GET /v1/posts?limit=1 HTTP/1.0\r\nx-api-key: %s\r\n\r\n", srv.APIKey)
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var page struct {
+		Next string `json:"next"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&page))
+	assert.True(t, strings.HasPrefix(page.Next, "http://"+addr+"/v1/posts?"), page.Next)
 }

@@ -41,8 +41,13 @@
 //
 //	Subject                          Decision
 //	-------------------------------  ----------------------------------------------------------------
-//	Order of checks                  auth (401), then path (404), then method (405), then limit,
-//	                                 skip, include, filter, market (400), then gallery (404).
+//	Order of checks                  auth (401), then path (404), then method (405), then the query
+//	                                 string, limit, skip, include, filter, market (400), then
+//	                                 gallery (404).
+//	Undecodable query                400 "Query string is not valid: <why>" for a bad escape (%ZZ)
+//	                                 or a ";" separator; 400 "Query has more than 1000 parameters".
+//	                                 Never a query read in part.
+//	No Host header (HTTP/1.0)        next is on the address the request reached.
 //	Auth                             every path, known or not, needs x-api-key equal to the key;
 //	                                 missing, empty or wrong gives 401 "No valid API key provided".
 //	limit absent                     25 (the contract says 25 in §4.1 and 10 in §4.6).

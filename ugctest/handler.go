@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -285,7 +286,10 @@ func (h *Handler) serve(dst []byte, r *http.Request, keyValid bool) response {
 	if r.Method != http.MethodGet {
 		return errorResponse(dst, http.StatusMethodNotAllowed, MsgMethodNotAllowed)
 	}
-	q := r.URL.Query()
+	q, msg := parseQuery(r.URL.RawQuery)
+	if msg != "" {
+		return errorResponse(dst, http.StatusBadRequest, msg)
+	}
 	limit, skip, msg := pagingParams(q)
 	if msg != "" {
 		return errorResponse(dst, http.StatusBadRequest, msg)
@@ -443,7 +447,31 @@ func (h *Handler) nextURL(r *http.Request, q url.Values, kind int, gallery strin
 	}
 	next["skip"] = []string{strconv.Itoa(skip)}
 	next["limit"] = []string{strconv.Itoa(limit)}
-	return scheme + "://" + r.Host + path + "?" + next.Encode()
+	host := r.Host
+	if host == "" { // an HTTP/1.0 request without Host: the address it reached
+		if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+			host = addr.String()
+		}
+	}
+	return scheme + "://" + host + path + "?" + next.Encode()
+}
+
+// maxQueryParams bounds the parameters of one request.
+const maxQueryParams = 1000
+
+// parseQuery reads a query string, or says why it cannot: a bad escape, a
+// ";" separator or too many parameters is a 400, never a query silently
+// cut short (a filter with a bad escape would otherwise return the whole
+// unfiltered list, and a client that encodes it wrongly pass its tests).
+func parseQuery(raw string) (url.Values, string) {
+	if strings.Count(raw, "&") >= maxQueryParams {
+		return nil, fmt.Sprintf("Query has more than %d parameters", maxQueryParams)
+	}
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, "Query string is not valid: " + err.Error()
+	}
+	return q, ""
 }
 
 // appendJSONString appends s as a JSON string, without HTML escaping (as
