@@ -3,6 +3,7 @@ package ugctest_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"net/http/httptest"
 	"os"
 	"time"
@@ -132,4 +133,41 @@ func mustTime(s string) time.Time {
 		panic(err)
 	}
 	return t
+}
+
+// Seeding reads like the data: build valid posts with the builders, set
+// what the test cares about, add them with their labels.
+func ExampleNewPost() {
+	featured := "Featured"
+	ds := &ugctest.Dataset{}
+	ds.AddLabel(ugctest.Label{ID: "aaaaaaaaaaaaaaaaaaaaaaaa", Name: &featured})
+	p := ugctest.NewPost("p1")
+	p.Comment = "hello #summer"
+	ds.AddPost(p, "aaaaaaaaaaaaaaaaaaaaaaaa")
+	ds.AddPost(ugctest.NewPost("p2"))
+	ds.AddInboxPosts(ugctest.NewInboxPost("i1", "ann@example.test"))
+
+	h, err := ugctest.NewHandler(ds, "test-key")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c, err := ugc.NewClient(srv.URL, "test-key")
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, err := c.Posts(context.Background(), &ugc.PostsParams{Filter: ugc.Filter{ugc.AnyLabel("aaaaaaaaaaaaaaaaaaaaaaaa")}, Include: []ugc.Include{ugc.IncludeLabels}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(page.Count, page.Nodes[0].ID, page.Nodes[0].Comment, *page.Nodes[0].Labels[0].Name)
+	inbox, err := c.Inbox(context.Background(), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(inbox.Nodes[0].UploadedBy.Email)
+	// Output:
+	// 1 p1 hello #summer Featured
+	// ann@example.test
 }
