@@ -284,7 +284,7 @@ func (d *decoder) post(p *Post) error {
 		return d.field(key, func() error {
 			switch key {
 			case "id":
-				p.ID = d.requiredString()
+				p.ID = d.string()
 				d.id = p.ID
 			case "createdAt":
 				before := len(d.devs)
@@ -365,7 +365,7 @@ func (d *decoder) media(m *Media, key string) error {
 	return d.field(key, func() error {
 		switch key {
 		case "location":
-			m.Location = d.requiredString()
+			m.Location = d.string()
 		case "hash":
 			m.Hash = d.string()
 		case "filename":
@@ -380,7 +380,7 @@ func (d *decoder) media(m *Media, key string) error {
 func (d *decoder) origin(o *PostOrigin, key string) error {
 	return d.field(key, func() error {
 		if key == "type" {
-			o.Type = d.requiredString()
+			o.Type = d.string()
 			return nil
 		}
 		return errUnknownKey
@@ -391,7 +391,7 @@ func (d *decoder) uploadedBy(u *UploadedBy, key string) error {
 	return d.field(key, func() error {
 		switch key {
 		case "username":
-			u.Username = d.requiredString()
+			u.Username = d.string()
 		case "email":
 			u.Email = d.string()
 		case "image":
@@ -481,11 +481,11 @@ func (d *decoder) product(p *Product, key string) error {
 	return d.field(key, func() error {
 		switch key {
 		case "id":
-			p.ID = d.requiredString()
+			p.ID = d.string()
 		case "title":
-			p.Title = d.requiredString()
+			p.Title = d.string()
 		case "handle":
-			p.Handle = d.requiredString()
+			p.Handle = d.string()
 		case "price":
 			return optObject(d, &p.Price, priceKeys, d.price)
 		case "category":
@@ -563,7 +563,7 @@ func (d *decoder) labelList(labels *[]Label) error {
 			return d.field(key, func() error {
 				switch key {
 				case "id":
-					l.ID = d.requiredString()
+					l.ID = d.string()
 				case "name":
 					if d.literal("null") {
 						l.Name = nil

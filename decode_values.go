@@ -264,7 +264,8 @@ func (d *decoder) other(kept string) {
 }
 
 // string reads a string field. A number or boolean keeps its text; null is
-// the empty string, as encoding/json leaves it.
+// the empty string, as encoding/json leaves it. Whether a required one is
+// there is checked with the object that holds it.
 func (d *decoder) string() string {
 	switch c := d.peek(); {
 	case c == '"':
@@ -291,10 +292,6 @@ func (d *decoder) string() string {
 	d.other("zero value")
 	return ""
 }
-
-// requiredString is a string field the contract requires; whether it is
-// there is checked with the object that holds it.
-func (d *decoder) requiredString() string { return d.string() }
 
 // boolean reads an optional boolean. "true", "false", 1 and 0 are read as
 // booleans; null is absent.
