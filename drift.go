@@ -188,8 +188,8 @@ func (c *cursor) scan(page *Page) (latest, gap, anchorAt int, err error) {
 // the anchor is. A page that holds none of them says only that the anchor
 // is elsewhere: the first time, the read goes where the change of count
 // since the last page placed would have moved it (posts added before it
-// push it on); after that, reads search around where it was, a page back,
-// a page on, two back, two on, and so on. It returns -1 when that search
+// push it on); after that, or with no change of count, reads search around
+// where it was: there, a page back, a page on, two back, two on, and so on. It returns -1 when that search
 // has passed both ends of the list.
 func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	latest, gap, _, err := c.scan(page)
@@ -201,7 +201,8 @@ func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	if delta := page.Count - c.placed; reads == 1 && delta != 0 {
 		return min(max(c.pos-1+delta-half, 0), last)
 	}
-	step := (reads + 1) / 2 * max(limit-1, 1)
+	// Where it was, then a page back, a page on, two back, two on, ...
+	step := reads / 2 * max(limit-1, 1)
 	if reads%2 == 1 {
 		step = -step
 	}

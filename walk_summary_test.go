@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -180,7 +181,11 @@ func TestSummaryCountsReanchors(t *testing.T) {
 				}
 				assertIDs(t, want, old, "every post present throughout once, in order")
 				assert.Len(t, uniq(got.ids), len(got.ids), "no post twice")
-				assert.Positive(t, s.Reanchors)
+				if !strings.HasPrefix(mode.name, "parallel") {
+					// A parallel walk may have read every page before the
+					// change reached the server: then nothing needed repair.
+					assert.Positive(t, s.Reanchors)
+				}
 				assert.Equal(t, 100, s.CountAtStart)
 				// Posts added before the cursor are in the count but never
 				// came: the shortfall reports them, and no more.
