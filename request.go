@@ -38,7 +38,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 	var last error // the last attempt's error
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		resp, cutShort, err := c.attempt(ctx, u, labels, call.header, timeout, body, hooks.read)
+		resp, cutShort, err := c.attempt(ctx, u, labels, call.header, timeout, body, hooks)
 		a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start)}
 		if resp != nil {
 			a.StatusCode = resp.StatusCode
@@ -80,7 +80,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 // an error. resp is nil when no answer came; its body is always closed.
 // cutShort says a 2xx body ended early, which is retried like a dropped
 // connection.
-func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody, read func()) (resp *http.Response, cutShort bool, err error) {
+func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody, hooks attemptHooks) (resp *http.Response, cutShort bool, err error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -95,6 +95,9 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	}
 	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
+	if hooks.send != nil {
+		hooks.send() // the request is built: it waits only for its turn
+	}
 	resp, err = c.http.Do(req)
 	if err != nil {
 		return nil, false, err
@@ -105,8 +108,8 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 		// a cut-short error body still says what it can
 		return resp, false, newAPIError(http.MethodGet, u.Path, resp, body.buf.Bytes(), c.masker)
 	}
-	if readErr == nil && read != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-		read()
+	if readErr == nil && hooks.read != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		hooks.read()
 	}
 	if readErr != nil {
 		return resp, !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
@@ -127,8 +130,12 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 
 var acceptJSON = []string{"application/json"}
 
-// attemptHooks let a walk follow a request's attempts; either may be nil.
+// attemptHooks let a walk follow a request's attempts; any may be nil.
 type attemptHooks struct {
+	// send is called when an attempt's request is built, just before it is
+	// sent: a chained walk waits there for the request before it to have
+	// its body.
+	send func()
 	// read is called when a 2xx body has been read, before it is decoded: a
 	// walk then sends its next request while this page decodes.
 	read func()

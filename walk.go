@@ -180,7 +180,7 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 				Reason: fmt.Sprintf("post %s could not be found again after %d reads", w.cur.anchor, reads)}
 		}
 		req = pageRequest{u: withParam(withParam(req.u, "skip", skip), "limit", w.anchoredLimit()), skip: skip}
-		if page, err = w.get(ctx, req.u, nil); err != nil {
+		if page, err = w.get(ctx, req.u, nil, nil); err != nil {
 			return req, nil, p, err
 		}
 		w.sum.Requests++
@@ -240,7 +240,7 @@ func (w *walk) receive(win *window, plan *parallelPlan) (pageRequest, *Page, err
 	}
 	r := pageRequest{u: withParam(withParam(plan.template, "skip", from), "limit", min(gap+1, w.anchoredLimit())), skip: from}
 	w.sum.Requests++
-	page, err := w.get(win.ctx, r.u, nil)
+	page, err := w.get(win.ctx, r.u, nil, nil)
 	return r, page, err
 }
 
@@ -276,8 +276,8 @@ func (w *walk) send(win *window, r pageRequest) {
 	win.send(r)
 }
 
-func (w *walk) get(ctx context.Context, u *url.URL, read func()) (*Page, error) {
-	return w.c.getPage(ctx, u, w.labels, w.cfg.call, attemptHooks{read: read, retry: w.retried})
+func (w *walk) get(ctx context.Context, u *url.URL, send, read func()) (*Page, error) {
+	return w.c.getPage(ctx, u, w.labels, w.cfg.call, attemptHooks{send: send, read: read, retry: w.retried})
 }
 
 // retried counts an attempt that will be retried; requests in flight call

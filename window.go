@@ -18,7 +18,7 @@ import (
 type window struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
-	get     func(ctx context.Context, u *url.URL, read func()) (*Page, error)
+	get     func(ctx context.Context, u *url.URL, send, read func()) (*Page, error)
 	size    int
 	chained bool
 	jobs    chan windowJob
@@ -47,7 +47,7 @@ type pageAnswer struct {
 	err  error
 }
 
-func newWindow(parent context.Context, size int, chained bool, get func(context.Context, *url.URL, func()) (*Page, error)) *window {
+func newWindow(parent context.Context, size int, chained bool, get func(context.Context, *url.URL, func(), func()) (*Page, error)) *window {
 	ctx, cancel := context.WithCancel(parent)
 	w := &window{ctx: ctx, cancel: cancel, get: get, size: size, chained: chained}
 	if size > 0 {
@@ -67,12 +67,14 @@ func newWindow(parent context.Context, size int, chained bool, get func(context.
 func (w *window) work() {
 	defer w.wg.Done()
 	for j := range w.jobs {
-		var read func()
+		var send, read func()
 		if j.read != nil {
 			if j.after != nil {
-				select {
-				case <-j.after:
-				case <-w.ctx.Done():
+				send = func() { // the request is built; it goes when the one before has its body
+					select {
+					case <-j.after:
+					case <-w.ctx.Done():
+					}
 				}
 			}
 			done := false
@@ -83,7 +85,7 @@ func (w *window) work() {
 				}
 			}
 		}
-		p, err := w.get(w.ctx, j.req.u, read)
+		p, err := w.get(w.ctx, j.req.u, send, read)
 		if read != nil {
 			read() // one that never read a body (an error) frees the next too
 		}
@@ -120,7 +122,7 @@ func (w *window) receive() (pageRequest, *Page, error) {
 	j := w.queue[0]
 	w.queue = append(w.queue[:0], w.queue[1:]...) // keeps the capacity: no allocation per page
 	if w.size == 0 {
-		p, err := w.get(w.ctx, j.req.u, nil)
+		p, err := w.get(w.ctx, j.req.u, nil, nil)
 		return j.req, p, err
 	}
 	a := <-w.answers[j.slot]
