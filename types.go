@@ -113,10 +113,13 @@ type ProfileImage struct {
 }
 
 // Page is one page of a list (contract §2.1): Count is the total number of
-// items, Next the URL of the following page ("" when the server says null)
-// and Nodes the posts of this page.
+// items, Next the URL of the following page ("" when the server says null;
+// a relative link is resolved against the request, so Next is absolute)
+// and Nodes the posts of this page. On the pages of an iterator such as
+// [Client.PostsPages], Next is where the walk goes on.
 //
-// Next can be saved and fetched later with [Client.NextPage] to resume a walk.
+// Next can be saved and fetched later with [Client.NextPage], or given to
+// [ResumeFrom] or [ResumeAfter], to resume a walk.
 type Page struct {
 	Count int
 	Next  string
