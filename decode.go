@@ -51,12 +51,20 @@ var errTruncatedJSON = fmt.Errorf("%w: unexpected end of JSON input", errSyntax)
 
 // decodePage reads a page. labels says whether every post must carry
 // labels (the request asked for include=labels). The page's Deviations
-// list what was forgiven; err is for an envelope that cannot be read.
-func decodePage(data []byte, labels bool) (*Page, error) {
+// list what was forgiven; err is for an envelope that cannot be read. mask,
+// if not nil, hides the API key in what a deviation quotes: it runs on the
+// value before it is cut short, so no part of the key can remain.
+func decodePage(data []byte, labels bool, mask func(string) string) (*Page, error) {
 	d := decoder{data: data, text: unsafe.String(unsafe.SliceData(data), len(data)), labels: labels}
 	page, err := d.page()
 	if err != nil {
 		return nil, err
+	}
+	for i := range d.devs {
+		d.devs[i].Sent = sentSnippet(d.devs[i].Sent, mask)
+		if mask != nil {
+			d.devs[i].PostID = mask(d.devs[i].PostID) // a server may echo anything, even as an id
+		}
 	}
 	page.Deviations = d.devs
 	return page, nil

@@ -21,7 +21,7 @@ func BenchmarkDecodePage(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
-			if _, err := decodePage(body, false); err != nil {
+			if _, err := decodePage(body, false, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -81,7 +81,7 @@ func TestOneDeviationTouchesOnlyItsPost(t *testing.T) {
 		page := func(nodes []string) []byte {
 			return []byte(`{"count":100,"next":null,"nodes":[` + strings.Join(nodes, ",") + `]}`)
 		}
-		clean, err := decodePage(page(nodes), false)
+		clean, err := decodePage(page(nodes), false, nil)
 		require.NoError(t, err)
 		require.Empty(t, clean.Deviations, "round %d: a valid page has no deviation", round)
 
@@ -92,7 +92,7 @@ func TestOneDeviationTouchesOnlyItsPost(t *testing.T) {
 		changed := append([]string(nil), nodes...)
 		changed[k] = postObject(bent)
 
-		got, err := decodePage(page(changed), false)
+		got, err := decodePage(page(changed), false, nil)
 		require.NoError(t, err, "round %d: one bent post never costs the page", round)
 		dropped := len(got.Nodes) == n-1
 		require.True(t, len(got.Nodes) == n || dropped, "round %d", round)

@@ -475,7 +475,7 @@ func (d *decoder) newFloat(f float64) *float64 {
 // deviate records that the value at the decoder's path (raw, as sent) was
 // not as the contract says, and what the post keeps instead.
 func (d *decoder) deviate(raw []byte, kept string) {
-	d.devs = append(d.devs, Deviation{Index: d.node, PostID: d.id, Path: d.pathString(""), Sent: sentSnippet(raw), Kept: kept})
+	d.devs = append(d.devs, Deviation{Index: d.node, PostID: d.id, Path: d.pathString(""), Sent: quoted(raw), Kept: kept})
 }
 
 // require records a required member, at rel below the decoder's path, that
@@ -503,14 +503,29 @@ func (d *decoder) pathString(rel string) string {
 	return b.String()
 }
 
-// sentLen is how much of a deviating value a Deviation quotes.
-const sentLen = 40
+// sentLen is how much of a deviating value a Deviation quotes; sentKeep
+// how much of it is kept until the key is masked, enough to hold any
+// encoding of a key that starts within the quote.
+const (
+	sentLen  = 40
+	sentKeep = 2048
+)
 
-func sentSnippet(raw []byte) string {
-	if len(raw) == 0 {
+// quoted copies the start of a deviating value, to be masked and cut by
+// sentSnippet.
+func quoted(raw []byte) string { return string(raw[:min(len(raw), sentKeep)]) }
+
+// sentSnippet masks the key in a quoted value (mask may be nil), then makes
+// it printable and cuts it to sentLen bytes. Masking first means a key that
+// crosses the cut is hidden whole, never shown in part.
+func sentSnippet(s string, mask func(string) string) string {
+	if s == "" {
 		return ""
 	}
-	s := snippet(raw)
+	if mask != nil {
+		s = mask(s)
+	}
+	s = snippet([]byte(s[:min(len(s), snippetLen)]))
 	if len(s) > sentLen {
 		s = strings.ToValidUTF8(s[:sentLen], "") + "…"
 	}

@@ -61,13 +61,10 @@ func (d Deviation) String() string {
 // deviates from the contract.
 var errDeviates = errors.New("deviates from the contract")
 
-// checkDeviations masks the key in what the page's deviations quote, logs
-// each one as a warning when the client has a logger, and, for a strict
-// client, turns the first into an error.
+// checkDeviations logs each of the page's deviations as a warning when the
+// client has a logger and, for a strict client, turns the first into an
+// error. decodePage has masked the key in what they quote.
 func (c *Client) checkDeviations(ctx context.Context, u *url.URL, page *Page) error {
-	for i := range page.Deviations {
-		page.Deviations[i].Sent = c.masker.mask(page.Deviations[i].Sent)
-	}
 	if len(page.Deviations) == 0 {
 		return nil
 	}

@@ -42,7 +42,7 @@ func FuzzDecodePage(f *testing.F) {
 	addPageSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, labels := range []bool{false, true} {
-			page, err := decodePage(body, labels)
+			page, err := decodePage(body, labels, nil)
 			if err != nil {
 				continue
 			}

@@ -114,7 +114,7 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	if readErr != nil {
 		return resp, !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
 	}
-	page, err := decodePage(body.buf.Bytes(), labels)
+	page, err := decodePage(body.buf.Bytes(), labels, c.masker.mask)
 	if err != nil {
 		// JSON cut short behind complete framing is retried like a body
 		// cut short on the wire.

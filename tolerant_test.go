@@ -3,6 +3,7 @@ package ugc_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -307,4 +308,37 @@ func TestPageIteratorsShowDeviations(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"p024 .fromSocial", "p040 .createdAt"}, paths)
+}
+
+// TestDeviationNeverQuotesPartOfTheKey: a server that echoes the API key
+// inside a deviating value, at every offset around the point where a
+// Deviation's quote is cut and in its JSON-escaped form, never shows any
+// part of the key: not in Sent, not in the log line, not in a strict
+// client's error.
+func TestDeviationNeverQuotesPartOfTheKey(t *testing.T) {
+	t.Parallel()
+	const key = "tolerant/canary+key=0123456789abcdef"
+	escaped := strings.ReplaceAll(key, "/", `\/`)
+	for offset := range 60 {
+		for _, form := range []string{key, escaped} {
+			odd := goodRawPost("p001").with("comment", `{"k":"`+strings.Repeat("x", offset)+form+`"}`).String()
+			srv := pagedServer(t, []string{goodRawPost("p000").String(), odd})
+			var logs strings.Builder
+			logger := slog.New(slog.NewTextHandler(&logs, nil))
+			c, err := ugc.NewClient(srv.URL, key, ugc.WithRetryWait(0, 0), ugc.WithLogger(logger))
+			require.NoError(t, err)
+			page, err := c.Posts(context.Background(), nil)
+			require.NoError(t, err)
+			require.Len(t, page.Deviations, 1)
+			strict, err := ugc.NewClient(srv.URL, key, ugc.WithRetryWait(0, 0), ugc.WithStrictDecoding())
+			require.NoError(t, err)
+			_, strictErr := strict.Posts(context.Background(), nil)
+			require.Error(t, strictErr)
+			for _, text := range []string{page.Deviations[0].Sent, page.Deviations[0].String(), logs.String(), strictErr.Error()} {
+				for i := 0; i+8 <= len(key); i++ {
+					require.NotContains(t, text, key[i:i+8], "offset %d: part of the key shows", offset)
+				}
+			}
+		}
+	}
 }

@@ -173,7 +173,7 @@ func (p Page) MarshalJSON() ([]byte, error) {
 // for JSON that does not parse and an envelope without count, next or
 // nodes.
 func (p *Page) UnmarshalJSON(data []byte) error {
-	page, err := decodePage(data, false)
+	page, err := decodePage(data, false, nil)
 	if err != nil {
 		return err
 	}
