@@ -403,7 +403,13 @@ func (d *decoder) uploadedBy(u *UploadedBy, key string) error {
 		case "email":
 			u.Email = d.string()
 		case "image":
-			return optObject(d, &u.Image, imageKeys, d.profileImage)
+			if err := optObject(d, &u.Image, imageKeys, d.profileImage); err != nil || u.Image == nil {
+				return err
+			}
+			d.require(u.Image.Hash != "", "hash") // all three are required inside an image
+			d.require(u.Image.Filename != "", "filename")
+			d.require(u.Image.Location != "", "location")
+			return nil
 		default:
 			return errUnknownKey
 		}
@@ -456,14 +462,16 @@ func (d *decoder) tags(tags *[]TaggedProduct) error {
 		}
 		list = append(list, TaggedProduct{})
 		t := &list[len(list)-1]
-		var haveProduct bool
+		var haveProduct, haveX, haveY bool
 		d.pos++
 		if err := d.object(tagKeys, func(key string) error {
 			return d.field(key, func() error {
 				switch key {
 				case "x":
+					haveX = d.peek() != 'n'
 					t.X = d.float()
 				case "y":
+					haveY = d.peek() != 'n'
 					t.Y = d.float()
 				case "product":
 					haveProduct = true
@@ -476,6 +484,8 @@ func (d *decoder) tags(tags *[]TaggedProduct) error {
 		}); err != nil {
 			return err
 		}
+		d.require(haveX, "x")
+		d.require(haveY, "y")
 		d.require(haveProduct && t.Product.ID != "", "product.id")
 		d.require(haveProduct && t.Product.Title != "", "product.title")
 		d.require(haveProduct && t.Product.Handle != "", "product.handle")
@@ -499,7 +509,11 @@ func (d *decoder) product(p *Product, key string) error {
 		case "category":
 			p.Category = d.string()
 		case "media":
-			return optObject(d, &p.Media, mediaKeys, d.media)
+			if err := optObject(d, &p.Media, mediaKeys, d.media); err != nil || p.Media == nil {
+				return err
+			}
+			d.require(p.Media.Location != "", "location")
+			return nil
 		case "url":
 			p.URL = d.string()
 		case "developmentUrl":
@@ -566,6 +580,7 @@ func (d *decoder) labelList(labels *[]Label) error {
 			return nil
 		}
 		var l Label
+		var haveName bool
 		d.pos++
 		if err := d.object(labelKeys, func(key string) error {
 			return d.field(key, func() error {
@@ -573,6 +588,7 @@ func (d *decoder) labelList(labels *[]Label) error {
 				case "id":
 					l.ID = d.string()
 				case "name":
+					haveName = true // a string, or null for an unnamed label
 					if d.literal("null") {
 						l.Name = nil
 						return nil
@@ -591,6 +607,7 @@ func (d *decoder) labelList(labels *[]Label) error {
 			d.deviate(nil, "label dropped: no id")
 			return nil
 		}
+		d.require(haveName, "name")
 		list = append(list, l)
 		return nil
 	})

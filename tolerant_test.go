@@ -131,6 +131,21 @@ func oddPostCases() []oddPostCase {
 		{"taggedProducts missing", base.with("taggedProducts", "").String(), "taggedProducts", false, func(t *testing.T, p *ugc.Post) {
 			assert.Equal(t, []ugc.TaggedProduct{}, p.TaggedProducts)
 		}},
+		{"tag position missing", base.with("taggedProducts", `[{"y":0.25,"product":{"id":"prod1","title":"Shoe","handle":"shoe"}}]`).String(), "taggedProducts[0].x", false, func(t *testing.T, p *ugc.Post) {
+			assert.Equal(t, "shoe", p.TaggedProducts[0].Product.Handle)
+		}},
+		{"product media without location", base.with("taggedProducts", tag(`{"id":"prod1","title":"Shoe","handle":"shoe","media":{"hash":"h"}}`)).String(), "taggedProducts[0].product.media.location", false, func(t *testing.T, p *ugc.Post) {
+			require.NotNil(t, p.TaggedProducts[0].Product.Media)
+			assert.Equal(t, "h", p.TaggedProducts[0].Product.Media.Hash)
+		}},
+		{"label without name", base.with("labels", `[{"id":"aaaaaaaaaaaaaaaaaaaaaaaa"}]`).String(), "labels[0].name", false, func(t *testing.T, p *ugc.Post) {
+			require.Len(t, p.Labels, 1)
+			assert.Nil(t, p.Labels[0].Name)
+		}},
+		{"profile image without hash", base.with("uploadedBy", `{"username":"ann","image":{"filename":"a.jpg","location":"https://cdn.example.test/a.jpg"}}`).String(), "uploadedBy.image.hash", false, func(t *testing.T, p *ugc.Post) {
+			require.NotNil(t, p.UploadedBy.Image)
+			assert.Equal(t, "a.jpg", p.UploadedBy.Image.Filename)
+		}},
 		{"a tag that is not an object", base.with("taggedProducts", `[7]`).String(), "taggedProducts[0]", false, func(t *testing.T, p *ugc.Post) {
 			assert.Empty(t, p.TaggedProducts)
 		}},
