@@ -50,7 +50,9 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 			}
 			return nil, abandoned(ctxErr, last, attempt)
 		}
-		a.Retry = err != nil && attempt <= retryMax && (cutShort || retryable(ctx, resp, err))
+		// Whether to retry depends on the answer alone; a context that ends now
+		// ends the wait below, keeping this error.
+		a.Retry = err != nil && attempt <= retryMax && (cutShort || retryable(context.WithoutCancel(ctx), resp, err))
 		if a.Retry && hooks.retry != nil {
 			hooks.retry()
 		}
