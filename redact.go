@@ -103,5 +103,7 @@ type maskedError struct {
 	text string
 }
 
+// Error returns the error text with the key masked.
 func (e *maskedError) Error() string { return e.text }
+// Unwrap returns the original error, for errors.Is and errors.As.
 func (e *maskedError) Unwrap() error { return e.err }
