@@ -105,5 +105,6 @@ type maskedError struct {
 
 // Error returns the error text with the key masked.
 func (e *maskedError) Error() string { return e.text }
+
 // Unwrap returns the original error, for errors.Is and errors.As.
 func (e *maskedError) Unwrap() error { return e.err }
