@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ type Handler struct {
 	latency   atomic.Int64 // time.Duration
 	onRequest func(Request)
 	data      *store
-	faults    faults
+	rules     ruleSet
 	log       requestLog
 
 	panicHook func() // tests: called while serving, to check recovery
@@ -83,22 +84,59 @@ func (h *Handler) BasePath() string { return h.basePath }
 // SetLatency changes the delay added to every response (0 for none).
 func (h *Handler) SetLatency(d time.Duration) { h.latency.Store(int64(d)) }
 
+// AddRule installs a fault rule and returns its ID; rules are tried in
+// the order they were added (see [Rule]). It returns an error, installing
+// nothing, for a rule that cannot work: an unknown endpoint or fault kind,
+// a bad path pattern, a negative count, a fraction outside 0..1. Safe to
+// call while the handler serves.
+func (h *Handler) AddRule(r Rule) (int, error) {
+	id, err := h.rules.add(r)
+	if err != nil {
+		return 0, fmt.Errorf("ugctest: AddRule: %w", err)
+	}
+	return id, nil
+}
+
+// RemoveRule uninstalls the rule with the given ID and reports whether it
+// was installed.
+func (h *Handler) RemoveRule(id int) bool { return h.rules.remove(id) }
+
+// Rules returns the installed rules with their counts, in the order they
+// are tried.
+func (h *Handler) Rules() []RuleStatus { return h.rules.statuses() }
+
 // FailNext makes the next n requests fail with f, after any failures
-// already queued. It returns an error for a negative n or an unknown kind.
-func (h *Handler) FailNext(n int, f Fault) error { return h.faults.failNext(n, f) }
+// already queued: a [Rule] that fires n times on any request. It returns
+// an error for a negative n or a fault that cannot work.
+func (h *Handler) FailNext(n int, f Fault) error {
+	if n < 0 {
+		return fmt.Errorf("ugctest: FailNext: negative count %d", n)
+	}
+	if n == 0 {
+		return f.check()
+	}
+	if _, err := h.rules.add(Rule{Name: "FailNext", Times: n, Fault: f}); err != nil {
+		return fmt.Errorf("ugctest: FailNext: %w", err)
+	}
+	return nil
+}
 
 // FailFraction makes each later request fail with probability p (0 to 1),
 // with a fault drawn from faults. The draws come from a generator seeded
 // with seed, one per request in arrival order, so the same sequence of
-// requests fails the same way each run. Queued FailNext faults come first
-// and take no draw. p = 0 turns it off. It returns an error for p outside
-// 0..1, no faults with p > 0, or an unknown kind.
+// requests fails the same way each run. It replaces the previous
+// FailFraction; rules come first (a request one of them fires on takes no
+// draw). p = 0 turns it off. It returns an error for p outside 0..1, no
+// faults with p > 0, or a fault that cannot work.
 func (h *Handler) FailFraction(p float64, seed uint64, faults ...Fault) error {
-	return h.faults.failFraction(p, seed, faults)
+	if err := h.rules.setFraction(p, seed, faults); err != nil {
+		return fmt.Errorf("ugctest: FailFraction: %w", err)
+	}
+	return nil
 }
 
-// ClearFaults drops queued faults and turns FailFraction off.
-func (h *Handler) ClearFaults() { h.faults.clear() }
+// ClearFaults uninstalls every rule, FailNext's and FailFraction's included.
+func (h *Handler) ClearFaults() { h.rules.clear() }
 
 // InsertPosts inserts approved posts at position at of the stored order
 // (clamped to 0..count), as if they were approved while a client pages.
@@ -136,15 +174,23 @@ type response struct {
 
 var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
 
-// ServeHTTP answers one request: latency, then an injected fault if one is
-// due, then the API.
+// ServeHTTP answers one request: latency, then the fault of the first rule
+// that fires, if any, then the API.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	if d := time.Duration(h.latency.Load()); d > 0 {
 		wait(r, d)
 	}
-	fault, faulty := h.faults.next()
-	if faulty && fault.Kind == FaultStall {
+	keyValid := subtle.ConstantTimeCompare([]byte(r.Header.Get("x-api-key")), h.key) == 1
+	var (
+		fault    Fault
+		ruleName string
+	)
+	if h.rules.active.Load() {
+		in := h.incoming(r, keyValid)
+		fault, ruleName, _ = h.rules.decide(&in)
+	}
+	if fault.Kind == FaultStall {
 		wait(r, fault.Stall)
 	}
 	bp := bodyPool.Get().(*[]byte)
@@ -153,51 +199,83 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			bodyPool.Put(bp)
 		}
 	}()
-	keyValid := subtle.ConstantTimeCompare([]byte(r.Header.Get("x-api-key")), h.key) == 1
-	var resp response
-	switch {
-	case faulty && fault.Kind == FaultInternalError:
-		resp = errorResponse((*bp)[:0], http.StatusInternalServerError, MsgInternal)
-	case faulty && fault.Kind == FaultRateLimit:
-		resp = errorResponse((*bp)[:0], http.StatusTooManyRequests, MsgTooManyRequests)
-		resp.retryAfter = fault.RetryAfter
-	case faulty && fault.Kind == FaultDropConnection:
-		resp.status = 0
-	default:
-		resp = h.serveSafely((*bp)[:0], r, keyValid)
-	}
+	resp := h.answer((*bp)[:0], r, keyValid, fault)
 	*bp = resp.body[:0]
 	rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery, Header: loggedHeader(r.Header),
-		KeyValid: keyValid, Status: resp.status, Duration: time.Since(start)}
-	if faulty {
-		rec.Fault = fault.Kind
-	}
+		KeyValid: keyValid, Status: resp.status, Fault: fault.Kind, Rule: ruleName, Duration: time.Since(start)}
 	h.log.add(rec)
 	if h.onRequest != nil {
 		h.onRequest(rec)
 	}
-	if faulty && fault.Kind == FaultDropConnection {
+	write(w, resp, fault)
+}
+
+// incoming is what rules match r on.
+func (h *Handler) incoming(r *http.Request, keyValid bool) incoming {
+	in := incoming{query: r.URL.Query(), keyValid: keyValid}
+	in.path, _ = strings.CutPrefix(r.URL.Path, h.basePath)
+	switch kind, _ := h.route(r.URL.EscapedPath()); kind {
+	case routePosts:
+		in.endpoint = EndpointPosts
+	case routeGallery:
+		in.endpoint = EndpointGallery
+	case routeInbox:
+		in.endpoint = EndpointInbox
+	}
+	return in
+}
+
+// answer decides the answer to r, with fault f (a zero Fault: none).
+func (h *Handler) answer(dst []byte, r *http.Request, keyValid bool, f Fault) response {
+	switch f.Kind {
+	case FaultInternalError:
+		return errorResponse(dst, http.StatusInternalServerError, MsgInternal)
+	case FaultRateLimit:
+		resp := errorResponse(dst, http.StatusTooManyRequests, MsgTooManyRequests)
+		resp.retryAfter = f.RetryAfter
+		return resp
+	case FaultDropConnection:
+		return response{body: dst}
+	case FaultRespond:
+		return response{status: f.Status, body: append(dst, f.Body...)}
+	}
+	if !f.Kind.shapesPage() {
+		f = Fault{}
+	}
+	return h.serveSafely(dst, r, keyValid, f)
+}
+
+// write sends resp, as fault f has it sent.
+func write(w http.ResponseWriter, resp response, f Fault) {
+	if f.Kind == FaultDropConnection {
 		dropConnection(w)
 		return
 	}
+	body := resp.body
+	if f.Kind == FaultCutJSON {
+		body = body[:len(body)/2]
+	}
 	hdr := w.Header()
 	hdr["Content-Type"] = []string{"application/json"}
-	hdr["Content-Length"] = []string{strconv.Itoa(len(resp.body))}
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
 	if resp.status == http.StatusMethodNotAllowed {
 		hdr["Allow"] = []string{http.MethodGet}
 	}
 	if resp.retryAfter != "" {
 		hdr["Retry-After"] = []string{resp.retryAfter}
 	}
+	for k, vs := range f.Header {
+		hdr[textproto.CanonicalMIMEHeaderKey(k)] = vs
+	}
 	w.WriteHeader(resp.status)
-	if faulty && fault.Kind == FaultTruncateBody {
-		_, _ = w.Write(resp.body[:len(resp.body)/2])
+	if f.Kind == FaultTruncateBody {
+		_, _ = w.Write(body[:len(body)/2])
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
 		}
 		panic(http.ErrAbortHandler) // the server closes the connection mid-body
 	}
-	_, _ = w.Write(resp.body)
+	_, _ = w.Write(body)
 }
 
 // wait sleeps d or until the request's context ends.
@@ -221,14 +299,15 @@ func dropConnection(w http.ResponseWriter) {
 	panic(http.ErrAbortHandler)
 }
 
-// serveSafely answers the API request, turning a panic into a 500.
-func (h *Handler) serveSafely(dst []byte, r *http.Request, keyValid bool) (resp response) {
+// serveSafely answers the API request, its page shaped by the fault
+// shape, turning a panic into a 500.
+func (h *Handler) serveSafely(dst []byte, r *http.Request, keyValid bool, shape Fault) (resp response) {
 	defer func() {
 		if v := recover(); v != nil {
 			resp = errorResponse(dst[:0], http.StatusInternalServerError, MsgInternal)
 		}
 	}()
-	return h.serve(dst, r, keyValid)
+	return h.serve(dst, r, keyValid, shape)
 }
 
 // errorResponse is status with msg as a JSON string.
@@ -271,8 +350,9 @@ func (h *Handler) route(escaped string) (kind int, gallery string) {
 	return routeGallery, id
 }
 
-// serve answers the API request: auth, route, method, parameters, page.
-func (h *Handler) serve(dst []byte, r *http.Request, keyValid bool) response {
+// serve answers the API request: auth, route, method, parameters, page
+// (shaped by the fault shape).
+func (h *Handler) serve(dst []byte, r *http.Request, keyValid bool, shape Fault) response {
 	if h.panicHook != nil {
 		h.panicHook()
 	}
@@ -341,26 +421,30 @@ func (h *Handler) serve(dst []byte, r *http.Request, keyValid bool) response {
 		}
 		total = len(refs)
 	}
-	from := min(p.skip, total)
-	to := min(from+p.limit, total)
+	pg := planPage(total, p.skip, p.limit, shape)
 	dst = append(dst, `{"count":`...)
 	dst = strconv.AppendInt(dst, int64(total), 10)
 	dst = append(dst, `,"next":`...)
-	if to < total {
-		dst = appendJSONString(dst, h.nextURL(r, q, kind, gallery, to, p.limit))
+	if pg.next >= 0 {
+		dst = appendJSONString(dst, h.nextURL(r, q, kind, gallery, pg.next, p.limit, pg.nextForm))
 	} else {
 		dst = append(dst, "null"...)
 	}
 	dst = append(dst, `,"nodes":[`...)
-	for i := from; i < to; i++ {
-		if i > from {
+	for k := range pg.len() {
+		pos := pg.at(k)
+		if k > 0 {
 			dst = append(dst, ',')
 		}
+		start := len(dst)
 		if kind == routeInbox {
-			dst = append(dst, h.data.inbox[i]...)
-			continue
+			dst = append(dst, h.data.inbox[pos]...)
+		} else {
+			dst, err = h.data.appendPost(dst, refs[pos], p.market, p.labels)
 		}
-		dst, err = h.data.appendPost(dst, refs[i], p.market, p.labels)
+		if err == nil && pos == pg.odd {
+			dst, err = makeOdd(dst, start)
+		}
 		if err != nil {
 			return errorResponse(dst[:0], http.StatusInternalServerError, MsgInternal)
 		}
@@ -425,21 +509,13 @@ func includeParam(q url.Values) (labels bool, msg string) {
 	return labels, ""
 }
 
-// nextURL is the absolute URL of the page after the one that ends at skip:
-// the request's scheme, host, base path and query, with skip and limit set.
-func (h *Handler) nextURL(r *http.Request, q url.Values, kind int, gallery string, skip, limit int) string {
+// nextURL is the URL of the page after the one that ends at skip: the
+// request's scheme, host, base path and query, with skip and limit set,
+// written in the form a fault asks for (a zero Fault: absolute).
+func (h *Handler) nextURL(r *http.Request, q url.Values, kind int, gallery string, skip, limit int, form Fault) string {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
-	}
-	path := h.basePath
-	switch kind {
-	case routePosts:
-		path += "/v1/posts"
-	case routeInbox:
-		path += "/v1/inbox"
-	case routeGallery:
-		path += "/v1/galleries/" + url.PathEscape(gallery) + "/posts"
 	}
 	next := make(url.Values, len(q)+2)
 	for k, v := range q {
@@ -453,7 +529,7 @@ func (h *Handler) nextURL(r *http.Request, q url.Values, kind int, gallery strin
 			host = addr.String()
 		}
 	}
-	return scheme + "://" + host + path + "?" + next.Encode()
+	return nextOrigin(scheme, host, form) + escapedPath(h.basePath, kind, gallery, form) + "?" + next.Encode()
 }
 
 // maxQueryParams bounds the parameters of one request.

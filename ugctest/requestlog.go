@@ -25,8 +25,10 @@ type Request struct {
 	// Status is the status sent; 0 when an injected fault dropped the
 	// connection. A truncated body logs the status of the full answer.
 	Status int
-	// Fault is the injected fault, or 0 (no fault).
+	// Fault is the injected fault, or 0 (no fault), and Rule the name of
+	// the rule that injected it (see [RuleStatus.String]).
 	Fault FaultKind
+	Rule  string
 	// Duration is the time from arrival to the decision on the answer,
 	// injected latency and stalls included.
 	Duration time.Duration

@@ -50,8 +50,35 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	srv.Config.WriteTimeout = 60 * time.Second
 	srv.Config.IdleTimeout = 60 * time.Second
 	srv.Start()
+	s := &Server{Handler: h, URL: srv.URL + h.basePath, APIKey: key, t: t, srv: srv}
+	t.Cleanup(s.reportUnfiredRules)
 	t.Cleanup(srv.Close)
-	return &Server{Handler: h, URL: srv.URL + h.basePath, APIKey: key, t: t, srv: srv}
+	return s
+}
+
+// reportUnfiredRules fails the test for each rule still installed that
+// never fired and is not Optional: a test that set up a failure and never
+// saw it tests less than it says.
+func (s *Server) reportUnfiredRules() {
+	s.t.Helper()
+	for _, r := range s.Rules() {
+		if r.Fired == 0 && !r.Rule.Optional {
+			s.t.Errorf("ugctest: %s (%v) never fired: it matched %d of the requests it saw; "+
+				"remove it, or mark it Optional", r, r.Rule.Fault.Kind, r.Matched)
+		}
+	}
+}
+
+// AddRule installs a fault rule (see [Handler.AddRule]) and returns its ID;
+// a rule that cannot work fails the test. When the test ends, a rule still
+// installed that never fired fails it too, unless the rule is Optional.
+func (s *Server) AddRule(r Rule) int {
+	s.t.Helper()
+	id, err := s.Handler.AddRule(r)
+	if err != nil {
+		s.t.Errorf("%v", err)
+	}
+	return id
 }
 
 // Client returns a client for the server that reads pages strictly
@@ -74,7 +101,8 @@ func (s *Server) Client(opts ...ugc.Option) *ugc.Client {
 func (s *Server) CloseClientConnections() { s.srv.CloseClientConnections() }
 
 // FailNext makes the next n requests fail with f (see [Handler.FailNext]);
-// a bad argument fails the test.
+// a bad argument fails the test, and so does a failure that never happened
+// by the end of the test.
 func (s *Server) FailNext(n int, f Fault) {
 	s.t.Helper()
 	if err := s.Handler.FailNext(n, f); err != nil {

@@ -1,0 +1,303 @@
+package ugctest
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"path"
+	"sync"
+	"sync/atomic"
+)
+
+// Endpoint names a list of the API, for [Rule.Endpoint].
+type Endpoint string
+
+// The endpoints a rule can match.
+const (
+	EndpointPosts   Endpoint = "posts"   // GET /v1/posts
+	EndpointGallery Endpoint = "gallery" // GET /v1/galleries/{id}/posts
+	EndpointInbox   Endpoint = "inbox"   // GET /v1/inbox
+)
+
+// Rule injects a [Fault] into the requests it matches. The zero value of
+// each matching field matches everything, and of each counting field fires
+// on every request matched:
+//
+//	// The second and third gallery requests answer 503; posts are untouched.
+//	h.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointGallery, After: 1, Times: 2,
+//		Fault: ugctest.ErrorResponse(503, "Service unavailable")})
+//
+// Rules are tried in the order they were added; the first that fires
+// decides the request, and the rules after it do not see it. A rule counts
+// the requests it matches whether or not it fires on them. Faults that
+// shape a list page fire only on requests with a valid key and leave an
+// answer that is not a page (a 400, a 404) as it is.
+//
+// Its JSON form uses the field names in lower camel case, the form the
+// control API of cmd/ugcfake reads.
+type Rule struct {
+	// Name is how reports name the rule; empty names it by its ID.
+	Name string `json:"name,omitempty"`
+
+	// Endpoint matches one list; empty matches any path.
+	Endpoint Endpoint `json:"endpoint,omitempty"`
+	// Path matches the decoded path after the base path with
+	// [path.Match], such as "/v1/galleries/summer/posts" or
+	// "/v1/galleries/*/posts"; empty matches any.
+	Path string `json:"path,omitempty"`
+	// Query matches requests that have each of its parameters with one
+	// of the values listed (the first value of the request counts); a
+	// parameter listed with no values only needs to be present.
+	Query url.Values `json:"query,omitempty"`
+
+	// After lets the first After matching requests through.
+	After int `json:"after,omitempty"`
+	// Every fires on every Every-th matching request after those (0 and
+	// 1: each one).
+	Every int `json:"every,omitempty"`
+	// Fraction fires on a matching request with that probability (0:
+	// always), drawn from a generator seeded with Seed, one draw per
+	// request that passed After and Every: the same requests fail the same
+	// way on every run.
+	Fraction float64 `json:"fraction,omitempty"`
+	Seed     uint64  `json:"seed,omitempty"`
+	// Times is how often the rule fires before it is done (0: no limit).
+	Times int `json:"times,omitempty"`
+
+	// Fault is what the rule does.
+	Fault Fault `json:"fault"`
+
+	// Optional rules are not reported when they never fire (see
+	// [Server.AddRule]).
+	Optional bool `json:"optional,omitempty"`
+}
+
+// RuleStatus is a rule with what it has done so far.
+type RuleStatus struct {
+	// ID identifies the rule for [Handler.RemoveRule].
+	ID   int  `json:"id"`
+	Rule Rule `json:"rule"`
+	// Matched counts the requests the rule matched, Fired those it
+	// injected its fault into.
+	Matched int `json:"matched"`
+	Fired   int `json:"fired"`
+	// Done reports that the rule has fired its Times.
+	Done bool `json:"done"`
+}
+
+// String names the rule: its Name, or "rule <ID>".
+func (s RuleStatus) String() string {
+	if s.Rule.Name != "" {
+		return s.Rule.Name
+	}
+	return fmt.Sprintf("rule %d", s.ID)
+}
+
+// check returns why r cannot be installed, or nil.
+func (r Rule) check() error {
+	switch r.Endpoint {
+	case "", EndpointPosts, EndpointGallery, EndpointInbox:
+	default:
+		return fmt.Errorf("unknown endpoint %q (posts, gallery or inbox)", r.Endpoint)
+	}
+	if _, err := path.Match(r.Path, ""); err != nil {
+		return fmt.Errorf("path %q: %w", r.Path, err)
+	}
+	switch {
+	case r.After < 0 || r.Every < 0 || r.Times < 0:
+		return errors.New("after, every and times must not be negative")
+	case !(r.Fraction >= 0 && r.Fraction <= 1):
+		return fmt.Errorf("fraction %v is outside 0..1", r.Fraction)
+	}
+	if err := r.Fault.check(); err != nil {
+		return fmt.Errorf("fault: %w", err)
+	}
+	return nil
+}
+
+// rule is an installed Rule and its counters.
+type rule struct {
+	RuleStatus
+	rng     *rand.Rand
+	choices []Fault // FailFraction: the fault is drawn from these
+}
+
+// incoming is what rules match a request on.
+type incoming struct {
+	endpoint Endpoint // "" for a path that is no list
+	path     string   // decoded, after the base path
+	query    url.Values
+	keyValid bool
+}
+
+func (r *rule) matches(in *incoming) bool {
+	if r.Rule.Endpoint != "" && r.Rule.Endpoint != in.endpoint {
+		return false
+	}
+	if r.Rule.Path != "" {
+		if ok, _ := path.Match(r.Rule.Path, in.path); !ok {
+			return false
+		}
+	}
+	for k, want := range r.Rule.Query {
+		got, ok := in.query[k]
+		if !ok || len(want) > 0 && !contains(want, got[0]) {
+			return false
+		}
+	}
+	return !r.Rule.Fault.Kind.shapesPage() || in.keyValid
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// fire counts a matching request and reports whether the rule fires on it,
+// with the fault to inject.
+func (r *rule) fire() (Fault, bool) {
+	if r.Done {
+		return Fault{}, false
+	}
+	r.Matched++
+	n := r.Matched - r.Rule.After
+	if n <= 0 || r.Rule.Every > 1 && n%r.Rule.Every != 0 {
+		return Fault{}, false
+	}
+	if r.Rule.Fraction > 0 && r.rng.Float64() >= r.Rule.Fraction {
+		return Fault{}, false
+	}
+	r.Fired++
+	r.Done = r.Rule.Times > 0 && r.Fired >= r.Rule.Times
+	if len(r.choices) > 0 {
+		return r.choices[r.rng.IntN(len(r.choices))], true
+	}
+	return r.Rule.Fault, true
+}
+
+// ruleSet holds a handler's rules. Safe for concurrent use; a handler
+// without rules pays one atomic load per request.
+type ruleSet struct {
+	mu       sync.Mutex
+	active   atomic.Bool
+	lastID   int
+	rules    []*rule
+	fraction *rule // FailFraction's rule, tried after all others
+}
+
+func (s *ruleSet) add(r Rule) (int, error) {
+	if err := r.check(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastID++
+	s.rules = append(s.rules, s.newRule(r))
+	s.active.Store(true)
+	return s.lastID, nil
+}
+
+func (s *ruleSet) newRule(r Rule) *rule {
+	r.Query = cloneValues(r.Query)
+	r.Fault.Header = r.Fault.Header.Clone()
+	return &rule{RuleStatus: RuleStatus{ID: s.lastID, Rule: r},
+		rng: rand.New(rand.NewPCG(r.Seed, r.Seed^0x6a09e667f3bcc909))}
+}
+
+func cloneValues(v url.Values) url.Values {
+	if v == nil {
+		return nil
+	}
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+func (s *ruleSet) remove(id int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, r := range s.rules {
+		if r.ID == id {
+			s.rules = append(s.rules[:i:i], s.rules[i+1:]...)
+			s.active.Store(len(s.rules) > 0 || s.fraction != nil)
+			return true
+		}
+	}
+	return false
+}
+
+// setFraction replaces FailFraction's rule; p = 0 removes it.
+func (s *ruleSet) setFraction(p float64, seed uint64, choices []Fault) error {
+	if !(p >= 0 && p <= 1) {
+		return fmt.Errorf("fraction %v is outside 0..1", p)
+	}
+	if p > 0 && len(choices) == 0 {
+		return errors.New("no faults to choose from")
+	}
+	for _, c := range choices {
+		if err := c.check(); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fraction = nil
+	if p > 0 {
+		s.lastID++
+		s.fraction = s.newRule(Rule{Name: "FailFraction", Fraction: p, Seed: seed, Fault: choices[0], Optional: true})
+		s.fraction.choices = append([]Fault(nil), choices...)
+	}
+	s.active.Store(len(s.rules) > 0 || s.fraction != nil)
+	return nil
+}
+
+func (s *ruleSet) clear() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules, s.fraction = nil, nil
+	s.active.Store(false)
+}
+
+// statuses returns the installed rules, in the order they are tried.
+func (s *ruleSet) statuses() []RuleStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]RuleStatus, 0, len(s.rules)+1)
+	for _, r := range s.rules {
+		out = append(out, r.RuleStatus)
+	}
+	if s.fraction != nil {
+		out = append(out, s.fraction.RuleStatus)
+	}
+	return out
+}
+
+// decide returns the fault for a request that just arrived, and the rule
+// that fired, if any.
+func (s *ruleSet) decide(in *incoming) (Fault, string, bool) {
+	if !s.active.Load() {
+		return Fault{}, "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.rules {
+		if r.matches(in) {
+			if f, ok := r.fire(); ok {
+				return f, r.String(), true
+			}
+		}
+	}
+	if r := s.fraction; r != nil {
+		if f, ok := r.fire(); ok {
+			return f, r.String(), true
+		}
+	}
+	return Fault{}, "", false
+}
