@@ -72,7 +72,7 @@ const (
 	// and next are those of the page asked for.
 	FaultStalePage
 
-	faultKinds = iota // one past the last kind
+	faultKinds = iota + 1 // one past the last kind
 )
 
 var faultNames = [...]string{

@@ -161,12 +161,9 @@ func contains(list []string, s string) bool {
 // fire counts a matching request and reports whether the rule fires on it,
 // with the fault to inject.
 func (r *rule) fire() (Fault, bool) {
-	if r.Done {
-		return Fault{}, false
-	}
 	r.Matched++
 	n := r.Matched - r.Rule.After
-	if n <= 0 || r.Rule.Every > 1 && n%r.Rule.Every != 0 {
+	if r.Done || n <= 0 || r.Rule.Every > 1 && n%r.Rule.Every != 0 {
 		return Fault{}, false
 	}
 	if r.Rule.Fraction > 0 && r.rng.Float64() >= r.Rule.Fraction {

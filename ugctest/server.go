@@ -63,7 +63,7 @@ func (s *Server) reportUnfiredRules() {
 	s.t.Helper()
 	for _, r := range s.Rules() {
 		if r.Fired == 0 && !r.Rule.Optional {
-			s.t.Errorf("ugctest: %s (%v) never fired: it matched %d of the requests it saw; "+
+			s.t.Errorf("ugctest: %s (%v) never fired: it matched %d requests; "+
 				"remove it, or mark it Optional", r, r.Rule.Fault.Kind, r.Matched)
 		}
 	}
