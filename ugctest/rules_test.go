@@ -249,7 +249,7 @@ func TestRuleJSONRoundTrip(t *testing.T) {
 	t.Parallel()
 	in := ugctest.Rule{Name: "n", Endpoint: ugctest.EndpointGallery, Path: "/v1/galleries/*/posts",
 		Query: url.Values{"limit": {"5"}}, After: 1, Every: 2, Fraction: 0.5, Seed: 9, Times: 3, Optional: true,
-		Fault: ugctest.Stall(1500 * time.Millisecond).WithHeader("x-trace", "t1")}
+		Fault: ugctest.Stall(1500*time.Millisecond).WithHeader("x-trace", "t1")}
 	b, err := json.Marshal(in)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"fault":{"kind":"stall","stall":"1.5s","header":{"X-Trace":["t1"]}}`)
