@@ -30,6 +30,7 @@ type Handler struct {
 	data      *store
 	rules     ruleSet
 	log       requestLog
+	control   bool // serve the control API
 
 	panicHook func() // tests: called while serving, to check recovery
 }
@@ -72,7 +73,7 @@ func NewHandler(ds *Dataset, apiKey string, opts ...Option) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ugctest: NewHandler: invalid dataset: %w", err)
 	}
-	h := &Handler{key: []byte(apiKey), basePath: c.basePath, onRequest: c.onRequest, data: st}
+	h := &Handler{key: []byte(apiKey), basePath: c.basePath, onRequest: c.onRequest, data: st, control: c.control}
 	h.latency.Store(int64(c.latency))
 	h.log.limit = c.logLimit
 	return h, nil
@@ -178,6 +179,10 @@ var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return 
 // that fires, if any, then the API.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	if route, ok := h.controlRequest(r); ok {
+		h.serveControl(w, r, route)
+		return
+	}
 	if d := time.Duration(h.latency.Load()); d > 0 {
 		wait(r, d)
 	}

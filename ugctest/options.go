@@ -15,6 +15,7 @@ type config struct {
 	latency   time.Duration
 	logLimit  int
 	onRequest func(Request)
+	control   bool
 }
 
 func newConfig(opts []Option) config {

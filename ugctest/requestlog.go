@@ -8,30 +8,31 @@ import (
 )
 
 // Request is one request as the handler saw it, for tests to assert on.
+// In JSON (the control API's request log) Duration is in nanoseconds.
 type Request struct {
 	// Method is the HTTP method, such as "GET".
-	Method string
+	Method string `json:"method"`
 	// Path is the decoded request path, base path included.
-	Path string
+	Path string `json:"path"`
 	// Query is the parsed query string, and RawQuery the query as sent.
-	Query    url.Values
-	RawQuery string
+	Query    url.Values `json:"query"`
+	RawQuery string     `json:"rawQuery"`
 	// Header holds the request headers, with the x-api-key value replaced
 	// by "[redacted]": a test can assert the User-Agent or a request ID its
 	// code propagates, never the key.
-	Header http.Header
+	Header http.Header `json:"header"`
 	// KeyValid reports whether the x-api-key header held the server's key.
-	KeyValid bool
+	KeyValid bool `json:"keyValid"`
 	// Status is the status sent; 0 when an injected fault dropped the
 	// connection. A truncated body logs the status of the full answer.
-	Status int
+	Status int `json:"status"`
 	// Fault is the injected fault, or 0 (no fault), and Rule the name of
 	// the rule that injected it (see [RuleStatus.String]).
-	Fault FaultKind
-	Rule  string
+	Fault FaultKind `json:"fault,omitempty"`
+	Rule  string    `json:"rule,omitempty"`
 	// Duration is the time from arrival to the decision on the answer,
 	// injected latency and stalls included.
-	Duration time.Duration
+	Duration time.Duration `json:"duration"`
 }
 
 // requestLog is a bounded log of requests, safe for concurrent use.

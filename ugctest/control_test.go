@@ -1,0 +1,146 @@
+package ugctest_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ugcposts/ugc-go/ugctest"
+)
+
+// control sends a control API request the way a test in another language
+// would: plain HTTP, a JSON body as text, the key in x-api-key.
+func control(t *testing.T, srv *ugctest.Server, method, route, body string) answer {
+	t.Helper()
+	req, err := http.NewRequest(method, srv.URL+ugctest.ControlPath+route, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("x-api-key", srv.APIKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+func TestControlAPIRules(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithControlAPI(), ugctest.WithBasePath("/api"))
+
+	a := control(t, srv, http.MethodPost, "/rules", `{"name":"gallery outage","endpoint":"gallery","times":2,
+		"fault":{"kind":"respond","status":503,"body":"\"Service unavailable\"","header":{"Retry-After":["1"]}}}`)
+	require.Equal(t, http.StatusCreated, a.status, a.body)
+	var created ugctest.RuleStatus
+	require.NoError(t, json.Unmarshal([]byte(a.body), &created))
+	assert.Equal(t, "gallery outage", created.Rule.Name)
+	assert.Equal(t, ugctest.FaultRespond, created.Rule.Fault.Kind)
+
+	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/posts?limit=1").status)
+	for range 2 {
+		g := get(t, srv, "/v1/galleries/summer/posts")
+		assert.Equal(t, http.StatusServiceUnavailable, g.status)
+		assert.Equal(t, `"Service unavailable"`, g.body)
+		assert.Equal(t, "1", g.header.Get("Retry-After"))
+	}
+	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/galleries/summer/posts").status, "fired its two times")
+
+	a = control(t, srv, http.MethodGet, "/rules", "")
+	require.Equal(t, http.StatusOK, a.status)
+	var rules []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(a.body), &rules))
+	require.Len(t, rules, 1)
+	assert.EqualValues(t, 3, rules[0]["matched"])
+	assert.EqualValues(t, 2, rules[0]["fired"])
+	assert.Equal(t, true, rules[0]["done"])
+
+	id := created.ID
+	assert.Equal(t, http.StatusNoContent, control(t, srv, http.MethodDelete, "/rules/"+itoa(id), "").status)
+	assert.Equal(t, http.StatusNotFound, control(t, srv, http.MethodDelete, "/rules/"+itoa(id), "").status)
+	assert.Empty(t, srv.Rules())
+
+	for body, want := range map[string]string{
+		`{"endpoint":"galleries","fault":{"kind":"internal-error"}}`: "unknown endpoint",
+		`{"fault":{"kind":"explode"}}`:                               "unknown fault kind",
+		`{"fault":{"kind":"internal-error"},"tims":2}`:               "unknown field",
+		`{"fault":{"kind":"stall","stall":"forever"}}`:               "stall",
+		`{"fault":{"kind":"internal-error"}} {}`:                     "trailing data",
+		`not json`:                                                   "invalid character",
+	} {
+		a := control(t, srv, http.MethodPost, "/rules", body)
+		assert.Equal(t, http.StatusBadRequest, a.status, body)
+		var msg string
+		require.NoError(t, json.Unmarshal([]byte(a.body), &msg), "a JSON string: %s", a.body)
+		assert.Contains(t, msg, want, body)
+	}
+
+	srv.AddRule(ugctest.Rule{Fault: ugctest.InternalError(), Optional: true})
+	assert.Equal(t, http.StatusNoContent, control(t, srv, http.MethodDelete, "/rules", "").status)
+	assert.Empty(t, srv.Rules())
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestControlAPIDataAndLog(t *testing.T) {
+	t.Parallel()
+	ds := ugctest.DefaultDataset()
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ds), ugctest.WithControlAPI())
+	stored := storedIDs(ds)
+
+	post, err := json.Marshal(ugctest.Post{Post: ugctest.NewPost("new-1")})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNoContent, control(t, srv, http.MethodPost, "/posts", `{"at":0,"posts":[`+string(post)+`]}`).status)
+	assert.Equal(t, []string{"new-1", stored[0]}, ids(t, page(t, srv, "/v1/posts?limit=2")))
+
+	assert.Equal(t, http.StatusNoContent, control(t, srv, http.MethodPost, "/posts/move", `{"id":"new-1","to":1}`).status)
+	assert.Equal(t, []string{stored[0], "new-1"}, ids(t, page(t, srv, "/v1/posts?limit=2")))
+	assert.Equal(t, http.StatusNoContent, control(t, srv, http.MethodPost, "/posts/remove", `{"ids":["new-1"]}`).status)
+	assert.Equal(t, stored[:2], ids(t, page(t, srv, "/v1/posts?limit=2")))
+	a := control(t, srv, http.MethodPost, "/posts/remove", `{"ids":["new-1"]}`)
+	assert.Equal(t, http.StatusBadRequest, a.status)
+	assert.Contains(t, a.body, "not present")
+	assert.Equal(t, http.StatusNoContent, control(t, srv, http.MethodPost, "/posts/shuffle", `{"seed":4}`).status)
+	assert.NotEqual(t, stored[:5], ids(t, page(t, srv, "/v1/posts?limit=5")))
+	assert.Equal(t, http.StatusNoContent, control(t, srv, http.MethodPut, "/latency", `{"latency":"1ms"}`).status)
+	assert.Equal(t, http.StatusBadRequest, control(t, srv, http.MethodPut, "/latency", `{"latency":"-1s"}`).status)
+	assert.Equal(t, http.StatusNoContent, control(t, srv, http.MethodPut, "/latency", `{"latency":"0s"}`).status)
+
+	a = control(t, srv, http.MethodGet, "/requests", "")
+	require.Equal(t, http.StatusOK, a.status)
+	assert.NotContains(t, a.body, srv.APIKey)
+	var reqs []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(a.body), &reqs))
+	require.Len(t, reqs, 4, "the API requests only, never the control ones")
+	assert.Equal(t, "/v1/posts", reqs[0]["path"])
+	assert.Equal(t, "limit=2", reqs[0]["rawQuery"])
+	assert.Equal(t, []any{"[redacted]"}, reqs[0]["header"].(map[string]any)["X-Api-Key"])
+	assert.Equal(t, http.StatusNoContent, control(t, srv, http.MethodDelete, "/requests", "").status)
+	assert.Empty(t, srv.Requests())
+}
+
+func TestControlAPIGuards(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithControlAPI())
+	wrong := "not-the-key"
+	a := fetch(t, http.MethodGet, srv.URL+ugctest.ControlPath+"/rules", &wrong)
+	assert.Equal(t, http.StatusUnauthorized, a.status)
+	assert.Equal(t, `"No valid API key provided"`, a.body)
+	assert.Equal(t, http.StatusUnauthorized, fetch(t, http.MethodPost, srv.URL+ugctest.ControlPath+"/rules", nil).status)
+	assert.Equal(t, http.StatusMethodNotAllowed, control(t, srv, http.MethodGet, "/posts/remove", "").status)
+	assert.Equal(t, http.StatusMethodNotAllowed, control(t, srv, http.MethodPatch, "/rules", "").status)
+	assert.Equal(t, http.StatusNotFound, control(t, srv, http.MethodGet, "/nothing", "").status)
+	a = control(t, srv, http.MethodPost, "/posts", `{"posts":[{"post":{"id":"x"}}]}`)
+	assert.Equal(t, http.StatusBadRequest, a.status, "an invalid post")
+	a = control(t, srv, http.MethodPost, "/rules", `{"name":"`+strings.Repeat("x", 9<<20)+`"}`)
+	assert.Equal(t, http.StatusBadRequest, a.status)
+	assert.Contains(t, a.body, "larger than")
+
+	plain := ugctest.NewServer(t)
+	assert.Equal(t, http.StatusNotFound, get(t, plain, ugctest.ControlPath+"/rules").status, "off unless asked for")
+	assert.Empty(t, srv.Requests(), "control requests are not logged")
+}
