@@ -1,21 +1,50 @@
 // Command ugcfake serves the fake Content Posts Read API of package ugctest
-// over HTTP, for tests written in any language.
+// over HTTP, for tests written in any language. Any machine with Go runs it
+// without a checkout:
 //
-//	go run ./cmd/ugcfake -addr 127.0.0.1:8080 -key KEY
+//	go run github.com/ugcposts/ugc-go/cmd/ugcfake@latest -key KEY
+//
+// (pin a version instead of latest in CI; from a checkout, go run
+// ./cmd/ugcfake).
 //
 // The first line on stdout is one JSON object describing the server:
 //
-//	{"url":"http://127.0.0.1:8080","apiKey":"KEY","galleries":["summer","videos"],
+//	{"url":"http://127.0.0.1:8080","control":"http://127.0.0.1:8080/_ugcfake","apiKey":"KEY",
+//	 "galleries":["summer","videos"],
 //	 "markets":[{"id":"...","shortId":"de-de"},{"id":"...","shortId":"fr-fr"}],
 //	 "labels":[{"id":"...","name":"Featured"}],"counts":{"posts":36,"inbox":5,"galleries":2}}
 //
 // url includes the base path and is one a client can connect to (an
 // -addr of :0 gives 127.0.0.1 and the port); every market listed localizes
 // some posts; labels are the available ones, usable in filters; counts
-// are those of the lists. A test suite waits for the server by reading
-// this line.
+// are those of the lists. The server accepts connections before this line
+// is written, so a test suite waits for it by reading the line.
 // Then one line per request goes to stderr (never the key). SIGINT or
 // SIGTERM shuts the server down cleanly, with exit status 0.
+//
+// # Faults and data changes
+//
+// control is the control API of package ugctest (see ugctest.ControlPath),
+// protected by the same key: it adds fault rules, reads the request log
+// and changes the data while the server runs. From Python:
+//
+//	import json, subprocess, urllib.request
+//	fake = subprocess.Popen(["go", "run", "github.com/ugcposts/ugc-go/cmd/ugcfake@latest"],
+//	                        stdout=subprocess.PIPE, text=True)
+//	info = json.loads(fake.stdout.readline())       # ready once this line is read
+//	rule = {"endpoint": "gallery", "times": 2,
+//	        "fault": {"kind": "respond", "status": 503, "body": "\"Service unavailable\""}}
+//	req = urllib.request.Request(info["control"] + "/rules", data=json.dumps(rule).encode(),
+//	                             headers={"x-api-key": info["apiKey"]}, method="POST")
+//	urllib.request.urlopen(req)                     # 201: the next two gallery requests answer 503
+//
+// or with curl:
+//
+//	curl -H "x-api-key: $KEY" "$CONTROL/requests"     # what arrived, headers and query as sent
+//
+// -rule installs a rule at start, in the same JSON form:
+//
+//	ugcfake -rule '{"endpoint":"posts","every":3,"fault":{"kind":"short-page","keep":2}}'
 //
 // Flags:
 //
@@ -26,6 +55,7 @@
 //	            serve ugctest.Generate(posts, seed) instead of the built-in dataset
 //	-latency    delay every response, such as 50ms
 //	-base-path  serve under a path prefix, such as /api
+//	-rule       a fault rule as JSON (repeatable)
 package main
 
 import (
@@ -41,6 +71,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -65,6 +96,7 @@ func main() {
 // banner is the first line on stdout.
 type banner struct {
 	URL       string         `json:"url"`
+	Control   string         `json:"control"` // the control API
 	APIKey    string         `json:"apiKey"`
 	Galleries []string       `json:"galleries"`
 	Markets   []bannerMarket `json:"markets"`
@@ -99,6 +131,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the generated dataset")
 	latency := fs.Duration("latency", 0, "delay added to every response")
 	basePath := fs.String("base-path", "", "path prefix of every endpoint, such as /api")
+	var rules []ugctest.Rule
+	fs.Func("rule", "a fault rule as `JSON`, such as '{\"endpoint\":\"gallery\",\"fault\":{\"kind\":\"internal-error\"}}' (repeatable)", func(v string) error {
+		var r ugctest.Rule
+		dec := json.NewDecoder(strings.NewReader(v))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			return err
+		}
+		rules = append(rules, r)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -120,23 +163,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	h, err := ugctest.NewHandler(ds, *key,
 		ugctest.WithBasePath(*basePath),
 		ugctest.WithLatency(*latency),
-		ugctest.WithRequestLogLimit(0),
+		ugctest.WithControlAPI(),
 		ugctest.WithRequestHook(func(r ugctest.Request) {
 			line := r.Method + " " + r.Path
 			if r.RawQuery != "" {
 				line += "?" + r.RawQuery
 			}
 			// Quoted: a %0A in a path cannot forge a line of the log.
-			logger.Printf("%s %d key=%t fault=%s %s", escapeLog(line), r.Status, r.KeyValid, r.Fault, r.Duration.Round(time.Microsecond))
+			fault := r.Fault.String()
+			if r.Rule != "" {
+				fault += " rule=" + strconv.Quote(r.Rule)
+			}
+			logger.Printf("%s %d key=%t fault=%s %s", escapeLog(line), r.Status, r.KeyValid, fault, r.Duration.Round(time.Microsecond))
 		}))
 	if err != nil {
 		return err
+	}
+	for _, r := range rules {
+		if _, err := h.AddRule(r); err != nil {
+			return fmt.Errorf("-rule: %w", err)
+		}
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-	b := banner{URL: "http://" + connectable(ln.Addr()) + h.BasePath(), APIKey: *key, Galleries: []string{}, Markets: []bannerMarket{}, Labels: []bannerLabel{},
+	url := "http://" + connectable(ln.Addr()) + h.BasePath()
+	b := banner{URL: url, Control: url + ugctest.ControlPath, APIKey: *key, Galleries: []string{}, Markets: []bannerMarket{}, Labels: []bannerLabel{},
 		Counts: bannerCounts{Posts: ds.Len(), Inbox: len(ds.Inbox), Galleries: len(ds.Galleries)}}
 	for _, l := range ds.Labels {
 		if l.Available() {

@@ -178,3 +178,76 @@ func TestCommandBannerAndLogForOtherLanguages(t *testing.T) {
 	}
 	assert.Contains(t, stderr.String(), `x\n2026-01-01 forged line`)
 }
+
+// controlCall sends one control API request as a suite in another language
+// would: the JSON body as text, the key in x-api-key.
+func controlCall(t *testing.T, b banner, method, route, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, b.Control+route, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("x-api-key", b.APIKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(out)
+}
+
+// TestCommandFaultsFromOutside: a rule from -rule and one from the control
+// API fire on their endpoints only; the request log tells what arrived.
+func TestCommandFaultsFromOutside(t *testing.T) {
+	t.Parallel()
+	cmd, b, stderr := startCommand(t, "-rule", `{"name":"inbox down","endpoint":"inbox","fault":{"kind":"internal-error"}}`)
+	assert.Equal(t, b.URL+"/_ugcfake", b.Control)
+
+	status, body := controlCall(t, b, http.MethodPost, "/rules",
+		`{"endpoint":"gallery","times":1,"fault":{"kind":"respond","status":503,"body":"\"Service unavailable\""}}`)
+	require.Equal(t, http.StatusCreated, status, body)
+
+	c, err := ugc.NewClient(b.URL, b.APIKey, ugc.WithRetryMax(0))
+	require.NoError(t, err)
+	ctx := context.Background()
+	_, err = c.Posts(ctx, &ugc.PostsParams{Limit: 1})
+	assert.NoError(t, err, "posts are untouched")
+	_, err = c.GalleryPosts(ctx, "summer", nil)
+	var apiErr *ugc.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
+	_, err = c.GalleryPosts(ctx, "summer", nil)
+	assert.NoError(t, err, "the rule fired once")
+	_, err = c.Inbox(ctx, nil)
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, http.StatusInternalServerError, apiErr.StatusCode)
+
+	status, body = controlCall(t, b, http.MethodGet, "/requests", "")
+	require.Equal(t, http.StatusOK, status)
+	var reqs []ugctest.Request
+	require.NoError(t, json.Unmarshal([]byte(body), &reqs))
+	require.Len(t, reqs, 4)
+	assert.Equal(t, []int{200, 503, 200, 500}, []int{reqs[0].Status, reqs[1].Status, reqs[2].Status, reqs[3].Status})
+	assert.Equal(t, "inbox down", reqs[3].Rule)
+	assert.Contains(t, reqs[0].Header.Get("User-Agent"), "ugc-go")
+	assert.NotContains(t, body, b.APIKey)
+
+	status, _ = controlCall(t, b, http.MethodPost, "/posts/shuffle", `{"seed":3}`)
+	assert.Equal(t, http.StatusNoContent, status)
+	status, _ = controlCall(t, b, http.MethodDelete, "/rules", "")
+	assert.Equal(t, http.StatusNoContent, status)
+	_, err = c.Inbox(ctx, nil)
+	assert.NoError(t, err)
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	require.NoError(t, cmd.Wait())
+	assert.Contains(t, stderr.String(), `GET /v1/inbox?limit=25 500 key=true fault=internal-error rule="inbox down"`)
+}
+
+func TestCommandRejectsABadRule(t *testing.T) {
+	t.Parallel()
+	for _, rule := range []string{`{"fault":{"kind":"nope"}}`, `{"endpoint":"x","fault":{"kind":"stall"}}`, `{"tims":1}`} {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), []string{"-rule", rule}, &out, &errOut)
+		assert.Error(t, err, rule)
+		assert.Empty(t, out.String(), "no banner")
+	}
+}
