@@ -66,9 +66,10 @@ func WithSummary(s *WalkSummary) IterOption {
 var ErrIncomplete = errors.New("ugc: the walk ended short of the list's count")
 
 // IncompleteError ends a walk that reached the end of the list (a null next
-// or an empty page) with fewer posts than the list's count said, while
-// nothing showed that the list changed: the server ended the list early,
-// and the posts it left out were never seen.
+// or an empty page) with fewer posts than the list's count said, or that
+// found no posts at all where that count says they are, while nothing
+// showed that the list changed: the server ended the list early, and the
+// posts it left out were never seen.
 type IncompleteError struct {
 	Endpoint string
 	Count    int // the count of the last page

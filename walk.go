@@ -176,6 +176,11 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 		w.sum.Reanchors++
 		skip := w.cur.seek(req.skip, w.anchoredLimit(), reads, page)
 		if skip < 0 || reads > maxRereads {
+			if len(page.Nodes) == 0 && page.Count == w.cur.count {
+				// Nothing at all where the unchanged count says posts
+				// are: the server ends the list early.
+				return req, nil, p, &IncompleteError{Endpoint: w.cur.endpoint, Count: page.Count, Skip: w.start, Posts: w.sum.Posts}
+			}
 			return req, nil, p, &DriftError{Endpoint: w.cur.endpoint, CountBefore: w.cur.count, CountAfter: page.Count,
 				Reason: fmt.Sprintf("post %s could not be found again after %d reads", w.cur.anchor, reads)}
 		}
