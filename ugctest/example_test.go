@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/ugcposts/ugc-go"
@@ -170,4 +172,113 @@ func ExampleNewPost() {
 	// Output:
 	// 1 p1 hello #summer Featured
 	// ann@example.test
+}
+
+// A rule fails one endpoint while the others work: here the second and
+// third gallery requests answer 503, and the request log names the rule.
+func ExampleHandler_AddRule() {
+	h, _ := ugctest.NewHandler(nil, "test-key")
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	_, err := h.AddRule(ugctest.Rule{
+		Name:     "gallery outage",
+		Endpoint: ugctest.EndpointGallery,
+		After:    1, // the first gallery request goes through
+		Times:    2,
+		Fault:    ugctest.ErrorResponse(http.StatusServiceUnavailable, "Service unavailable"),
+	})
+	if err != nil {
+		panic(err)
+	}
+	c, _ := ugc.NewClient(srv.URL, "test-key", ugc.WithRetryMax(0))
+	ctx := context.Background()
+	for range 4 {
+		_, err := c.GalleryPosts(ctx, "summer", &ugc.GalleryPostsParams{Limit: 1})
+		fmt.Println("gallery:", err)
+	}
+	_, err = c.Posts(ctx, &ugc.PostsParams{Limit: 1})
+	fmt.Println("posts:", err)
+	for _, r := range h.Rules() {
+		fmt.Printf("%s: matched %d, fired %d, done %t\n", r, r.Matched, r.Fired, r.Done)
+	}
+	// Output:
+	// gallery: <nil>
+	// gallery: ugc: GET /v1/galleries/summer/posts: 503 Service Unavailable: Service unavailable
+	// gallery: ugc: GET /v1/galleries/summer/posts: 503 Service Unavailable: Service unavailable
+	// gallery: <nil>
+	// posts: <nil>
+	// gallery outage: matched 4, fired 2, done true
+}
+
+// Real servers' misbehaviours, on demand: every third posts page comes back
+// short, with a next just after its posts. The SDK's walk reads on and
+// yields every post once.
+func ExampleShortPage() {
+	h, _ := ugctest.NewHandler(ugctest.Generate(100, 1), "test-key")
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	_, _ = h.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointPosts, Every: 3, Fault: ugctest.ShortPage(4)})
+
+	c, _ := ugc.NewClient(srv.URL, "test-key")
+	var sum ugc.WalkSummary
+	seen := map[string]bool{}
+	for p, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, ugc.WithSummary(&sum)) {
+		if err != nil {
+			panic(err)
+		}
+		seen[p.ID] = true
+	}
+	fmt.Println("posts:", sum.Posts, "distinct:", len(seen), "short pages:", sum.ShortPages > 0)
+	// Output:
+	// posts: 100 distinct: 100 short pages: true
+}
+
+// The request log keeps each request's headers, without the key's value,
+// and its query as sent.
+func ExampleHandler_Requests() {
+	h, _ := ugctest.NewHandler(nil, "test-key")
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	c, _ := ugc.NewClient(srv.URL, "test-key", ugc.WithUserAgent("digest-job/3"))
+	_, _ = c.Posts(context.Background(), &ugc.PostsParams{Limit: 2}, ugc.WithHeader("X-Request-Id", "job-42"))
+	r := h.Requests()[0]
+	fmt.Println(r.Method, r.Path, r.RawQuery, r.Status)
+	fmt.Println(r.Header.Get("X-Request-Id"), r.Header.Get("X-Api-Key"))
+	fmt.Println(strings.HasSuffix(r.Header.Get("User-Agent"), " digest-job/3")) // after the SDK's own
+	// Output:
+	// GET /v1/posts limit=2 200
+	// job-42 [redacted]
+	// true
+}
+
+// The control API does over HTTP what the Handler's methods do, for test
+// suites in other languages (cmd/ugcfake always serves it).
+func ExampleWithControlAPI() {
+	h, _ := ugctest.NewHandler(nil, "test-key", ugctest.WithControlAPI())
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	rule := `{"endpoint":"inbox","times":1,"fault":{"kind":"rate-limit","retryAfter":"0"}}`
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+ugctest.ControlPath+"/rules", strings.NewReader(rule))
+	req.Header.Set("x-api-key", "test-key")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	fmt.Println("POST /rules:", resp.StatusCode)
+
+	c, _ := ugc.NewClient(srv.URL, "test-key", ugc.WithRetryWait(0, 0))
+	_, err = c.Inbox(context.Background(), &ugc.InboxParams{Limit: 1})
+	fmt.Println("inbox:", err)
+	for _, r := range h.Requests() {
+		fmt.Println(r.Path, r.Status, r.Fault)
+	}
+	// Output:
+	// POST /rules: 201
+	// inbox: <nil>
+	// /v1/inbox 429 rate-limit
+	// /v1/inbox 200 none
 }
