@@ -25,13 +25,31 @@
 //
 // # Faults and drift
 //
-// [Handler.FailNext] and [Handler.FailFraction] inject a 500, a 429 with a
-// Retry-After, a dropped connection, a truncated body or a stall;
+// A [Rule] injects a [Fault] into the requests it matches: by endpoint
+// ([EndpointGallery]), by path pattern, by query parameter; the next n
+// (Times), after the first k (After), every k-th (Every) or a seeded
+// fraction (Fraction, Seed). A fault is any answer ([Respond],
+// [ErrorResponse], [ProxyPage], with any header), a transport failure
+// ([DropConnection], [TruncateBody], [CutJSON], [Stall]), or one of the
+// ways real servers misbehave: [ShortPage], [ShortPageSkipping],
+// [EndEarly], [RelativeNext], [ForeignNext], [EscapedNext], [OddPost],
+// [ShuffledPage], [IgnoreSkip], [StalePage]:
+//
+//	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointGallery, Times: 2,
+//		Fault: ugctest.ErrorResponse(503, "Service unavailable")})
+//
+// A rule added with [Server.AddRule] that never fired fails the test when
+// it ends, unless it is Optional. [Handler.FailNext] and
+// [Handler.FailFraction] are rules too, for any endpoint.
 // [WithLatency] and [Handler.SetLatency] delay every answer;
-// [Handler.InsertPosts] and [Handler.RemovePosts] change the data while a
-// client pages; [Handler.Requests] is the log of what arrived. All are safe
-// to call while the server serves, and nothing is global: servers never
-// share state.
+// [Handler.InsertPosts], [Handler.RemovePosts], [Handler.MovePost] and
+// [Handler.ShufflePosts] change the data while a client pages;
+// [Handler.Requests] is the log of what arrived, headers (never the key's
+// value) and query as sent included. All are safe to call while the server
+// serves, and nothing is global: servers never share state.
+//
+// [WithControlAPI] serves all of this over HTTP at [ControlPath], for test
+// suites in other languages; cmd/ugcfake always does.
 //
 // # Decisions
 //
@@ -104,4 +122,11 @@
 //	                                 name can be null. No HTML escaping (">" stays ">").
 //	Default API key                  NewServer: random per server; cmd/ugcfake: "ugcfake-dev-key".
 //	Request log                      the last 10,000 requests (WithRequestLogLimit); never the key.
+//	Rules                            tried in the order added, FailFraction's last; the first that
+//	                                 fires decides. Page faults match only requests with the key and
+//	                                 leave an answer that is not a page (400, 404) as it is.
+//	Control API                      under <base path>/_ugcfake, same key; its requests are neither
+//	                                 logged nor matched by rules.
+//	Path segments                    decoded one by one: /v1/%70osts is the posts list; a shortId
+//	                                 may hold an escaped "/" (then it names no gallery).
 package ugctest
