@@ -217,7 +217,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // incoming is what rules match r on.
 func (h *Handler) incoming(r *http.Request, keyValid bool) incoming {
-	in := incoming{query: r.URL.Query(), keyValid: keyValid}
+	in := incoming{rawQuery: r.URL.RawQuery, keyValid: keyValid}
 	in.path, _ = strings.CutPrefix(r.URL.Path, h.basePath)
 	switch kind, _ := h.route(r.URL.EscapedPath()); kind {
 	case routePosts:

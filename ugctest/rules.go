@@ -127,8 +127,21 @@ type rule struct {
 type incoming struct {
 	endpoint Endpoint // "" for a path that is no list
 	path     string   // decoded, after the base path
-	query    url.Values
+	rawQuery string
+	query    url.Values // parsed from rawQuery when a rule first asks
 	keyValid bool
+}
+
+// param returns the first value of the query parameter k.
+func (in *incoming) param(k string) (string, bool) {
+	if in.query == nil {
+		in.query, _ = url.ParseQuery(in.rawQuery)
+	}
+	vs, ok := in.query[k]
+	if !ok {
+		return "", false
+	}
+	return vs[0], true
 }
 
 func (r *rule) matches(in *incoming) bool {
@@ -141,8 +154,8 @@ func (r *rule) matches(in *incoming) bool {
 		}
 	}
 	for k, want := range r.Rule.Query {
-		got, ok := in.query[k]
-		if !ok || len(want) > 0 && !contains(want, got[0]) {
+		got, ok := in.param(k)
+		if !ok || len(want) > 0 && !contains(want, got) {
 			return false
 		}
 	}
