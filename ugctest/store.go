@@ -30,6 +30,9 @@ type store struct {
 	labelEnc [][]byte         // encoded labels
 	markets  []Market
 	marketBy map[string]int // lower-case ID and exact shortId → index
+
+	version uint64           // bumped whenever order changes
+	index   labelIndexHolder // the labels of order as bitsets, built on demand
 }
 
 // ref names an approved post: >= 0 the generated post of that index,
@@ -308,6 +311,7 @@ func (s *store) insert(at int, posts []Post) error {
 	}
 	at = max(0, min(at, len(s.order)))
 	s.order = slices.Insert(s.order, at, refs...)
+	s.bumpVersion()
 	return nil
 }
 
@@ -328,6 +332,7 @@ func (s *store) move(id string, to int) error {
 	s.order = slices.Delete(s.order, from, from+1)
 	to = max(0, min(to, len(s.order)))
 	s.order = slices.Insert(s.order, to, r)
+	s.bumpVersion()
 	return nil
 }
 
@@ -337,6 +342,7 @@ func (s *store) shuffle(seed uint64) {
 	defer s.mu.Unlock()
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	rng.Shuffle(len(s.order), func(i, j int) { s.order[i], s.order[j] = s.order[j], s.order[i] })
+	s.bumpVersion()
 }
 
 // remove takes the posts with the given IDs out of the stored order (and so
@@ -361,6 +367,7 @@ func (s *store) remove(ids []string) error {
 		}
 	}
 	s.order = slices.DeleteFunc(s.order, func(r ref) bool { return gone[r] })
+	s.bumpVersion()
 	return nil
 }
 
