@@ -32,6 +32,12 @@ const (
 type labelIndexHolder struct {
 	mu  sync.Mutex // serializes building
 	cur atomic.Pointer[labelIndex]
+
+	// genLabels holds, by generated post, a bit for each of its available
+	// labels: they never change, so a rebuild after the order changed does
+	// not draw them again. Built with the first index, under mu; nil if the
+	// dataset has no generated posts.
+	genLabels []uint16
 }
 
 // labelIndex is the label bitsets of one version of the stored order, and
@@ -79,20 +85,49 @@ func (s *store) labelIndex() *labelIndex {
 
 // buildLabelIndex sets, for each post of the stored order, its position in
 // the bitsets of its available labels.
+// The caller holds index.mu.
 func (s *store) buildLabelIndex() *labelIndex {
 	x := &labelIndex{version: s.version, words: (len(s.order) + 63) / 64, sets: make([][]uint64, len(s.labels))}
+	set := func(k int32, pos int) {
+		if x.sets[k] == nil {
+			x.sets[k] = make([]uint64, x.words)
+		}
+		x.sets[k][pos>>6] |= 1 << (pos & 63)
+	}
+	gen := s.generatedLabels()
 	var buf [8]int32
 	for pos, r := range s.order {
-		for _, k := range s.availableLabels(r, buf[:0]) {
-			set := x.sets[k]
-			if set == nil {
-				set = make([]uint64, x.words)
-				x.sets[k] = set
+		if r >= 0 && gen != nil {
+			for m := gen[r]; m != 0; m &= m - 1 {
+				set(int32(bits.TrailingZeros16(m)), pos)
 			}
-			set[pos>>6] |= 1 << (pos & 63)
+			continue
+		}
+		for _, k := range s.availableLabels(r, buf[:0]) {
+			set(k, pos)
 		}
 	}
 	return x
+}
+
+// generatedLabels returns index.genLabels, building it the first time; nil
+// if there are no generated posts or their labels do not fit 16 bits. The
+// caller holds index.mu.
+func (s *store) generatedLabels() []uint16 {
+	if s.gen == nil || len(labelNames) > 16 {
+		return nil
+	}
+	if s.index.genLabels == nil {
+		m := make([]uint16, s.gen.n)
+		var buf [8]int32
+		for i := range m {
+			for _, k := range s.availableLabels(ref(i), buf[:0]) {
+				m[i] |= 1 << k
+			}
+		}
+		s.index.genLabels = m
+	}
+	return s.index.genLabels
 }
 
 // filtered returns the posts at positions skip..skip+limit among those of
@@ -238,31 +273,17 @@ func (x *labelIndex) eval(elems []canonElem) *matchSet {
 	if len(elems) == 1 && len(elems[0].labels) == 1 {
 		words = x.sets[elems[0].labels[0]] // immutable: shared, not copied
 	} else {
-		words = make([]uint64, x.words)
+		words = x.elemWords(nil, elems[0])
 		var tmp []uint64
-		for i, el := range elems {
-			dst := words
-			if i > 0 && !el.and {
-				if tmp == nil {
-					tmp = make([]uint64, x.words)
+		for _, el := range elems[1:] {
+			if el.and { // straight into words: AND is associative
+				for _, k := range el.labels {
+					andWords(words, x.sets[k])
 				}
-				dst = tmp
+				continue
 			}
-			if i == 0 || !el.and {
-				copy(dst, x.sets[el.labels[0]])
-			} else {
-				andWords(dst, x.sets[el.labels[0]])
-			}
-			for _, k := range el.labels[1:] {
-				if el.and {
-					andWords(dst, x.sets[k])
-				} else {
-					orWords(dst, x.sets[k])
-				}
-			}
-			if i > 0 && !el.and {
-				andWords(words, tmp)
-			}
+			tmp = x.elemWords(tmp, el)
+			andWords(words, tmp)
 		}
 	}
 	m := &matchSet{words: words, blocks: make([]int, (len(words)+blockWords-1)/blockWords)}
@@ -276,6 +297,24 @@ func (x *labelIndex) eval(elems []canonElem) *matchSet {
 		m.words, m.blocks = nil, nil
 	}
 	return m
+}
+
+// elemWords returns the posts matching one element, in dst if it is not
+// nil, else in a new bitset.
+func (x *labelIndex) elemWords(dst []uint64, el canonElem) []uint64 {
+	if dst == nil {
+		dst = slices.Clone(x.sets[el.labels[0]])
+	} else {
+		copy(dst, x.sets[el.labels[0]])
+	}
+	for _, k := range el.labels[1:] {
+		if el.and {
+			andWords(dst, x.sets[k])
+		} else {
+			orWords(dst, x.sets[k])
+		}
+	}
+	return dst
 }
 
 func andWords(dst, src []uint64) {
