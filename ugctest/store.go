@@ -165,7 +165,9 @@ func (s *store) availableLabels(r ref, buf []int32) []int32 {
 }
 
 // matches reports whether post r matches every element of f. Only available
-// labels count; IDs compare case-insensitively.
+// labels count; IDs compare case-insensitively. Lists are answered by the
+// label index (labelindex.go); this is the rule it must agree with, and the
+// tests hold it to it.
 func (s *store) matches(r ref, f compiledFilter, buf []int32) bool {
 	have := s.availableLabels(r, buf[:0])
 	for _, el := range f {
