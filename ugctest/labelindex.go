@@ -19,7 +19,9 @@ import (
 // The index is built lazily, by the first filtered request after the stored
 // order changed, while requests hold the store's read lock; it is immutable
 // once published. Every change of the order bumps the store's version, which
-// drops the index.
+// drops the index. Each index keeps the last few filters it evaluated, keyed
+// by the filter in canonical form; being the index's, the cache is keyed by
+// its version too, and a change of the order starts an empty one.
 
 const (
 	// blockWords is the number of bitset words a prefix count covers.
@@ -317,6 +319,7 @@ func (x *labelIndex) elemWords(dst []uint64, el canonElem) []uint64 {
 	return dst
 }
 
+// andWords sets dst to dst AND src, word by word.
 func andWords(dst, src []uint64) {
 	src = src[:len(dst)]
 	for i := range dst {
@@ -324,6 +327,7 @@ func andWords(dst, src []uint64) {
 	}
 }
 
+// orWords sets dst to dst OR src, word by word.
 func orWords(dst, src []uint64) {
 	src = src[:len(dst)]
 	for i := range dst {
