@@ -1,14 +1,19 @@
 package ugctest_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/ugcposts/ugc-go"
 	"github.com/ugcposts/ugc-go/ugctest"
 )
 
@@ -99,4 +104,132 @@ func BenchmarkMillionPostMemory(b *testing.B) {
 		srv.Close()
 	}
 	b.ReportMetric(worst/(1<<20), "MiB")
+}
+
+// BenchmarkFilteredPage measures 25-post pages of the posts list of a
+// generated 1,000,000-post dataset, served by calling the handler directly,
+// so the numbers are the server's alone: unfiltered, then filtered (one
+// label; an AND of two labels with an OR of two more) walking through the
+// matches, then the first filtered request of a new handler, the first
+// after the stored order changed (the label index is rebuilt), a filter not
+// in the cache, and a filter of the most values a request may carry. Run on one core:
+//
+//	go test ./ugctest -run '^$' -bench FilteredPage -cpu 1 -benchtime 2s
+func BenchmarkFilteredPage(b *testing.B) {
+	const n = 1_000_000
+	ds := ugctest.Generate(n, 1)
+	h, err := ugctest.NewHandler(ds, "k", ugctest.WithRequestLogLimit(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var labels []string
+	for _, l := range ds.Labels {
+		if l.Available() {
+			labels = append(labels, l.ID)
+		}
+	}
+	request := func(query string) *http.Request {
+		req := httptest.NewRequest(http.MethodGet, "http://fake.test/v1/posts?"+query, nil)
+		req.Header.Set("x-api-key", "k")
+		return req
+	}
+	// serveReq answers req, which may be served again.
+	serveReq := func(b *testing.B, req *http.Request) (count int, size int) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		body := rec.Body.Bytes()
+		i := bytes.IndexByte(body, ',')
+		count, err := strconv.Atoi(string(body[len(`{"count":`):i]))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return count, len(body)
+	}
+	serve := func(b *testing.B, query string) (count int, size int) { return serveReq(b, request(query)) }
+	filter := func(f ugc.Filter) string { return "&filter=" + url.QueryEscape(f.String()) }
+	// walk pages through the list query selects, 25 posts at a time.
+	walk := func(query string) func(b *testing.B) {
+		return func(b *testing.B) {
+			count, _ := serve(b, "limit=25"+query)
+			var bytes int64
+			for i := 0; b.Loop(); i++ {
+				skip := (i * 25) % max(1, count-25)
+				_, m := serve(b, "limit=25&skip="+strconv.Itoa(skip)+query)
+				bytes += int64(m)
+			}
+			b.SetBytes(bytes / int64(b.N))
+			b.ReportMetric(float64(count), "matches")
+		}
+	}
+	b.Run("unfiltered", walk(""))
+	b.Run("or-1-label", walk(filter(ugc.Filter{ugc.AnyLabel(labels[0])})))
+	b.Run("and-2-elements", walk(filter(ugc.Filter{ugc.AllLabels(labels[0], labels[1]), ugc.AnyLabel(labels[2], labels[3])})))
+	b.Run("first-request", func(b *testing.B) {
+		// The first filtered request a new handler serves: it draws every
+		// generated post's labels and builds the index. Starting the
+		// handler is not timed.
+		q := request("limit=25&skip=5000" + filter(ugc.Filter{ugc.AnyLabel(labels[0])}))
+		for b.Loop() {
+			b.StopTimer()
+			fresh, err := ugctest.NewHandler(ds, "k", ugctest.WithRequestLogLimit(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			rec := httptest.NewRecorder()
+			fresh.ServeHTTP(rec, q)
+			if rec.Code != http.StatusOK {
+				b.Fatalf("status %d: %s", rec.Code, rec.Body)
+			}
+		}
+	})
+	b.Run("cold-index", func(b *testing.B) {
+		// The first filtered request after the order changed: the label
+		// index is rebuilt. Changing the order is not timed.
+		q := request("limit=25&skip=5000" + filter(ugc.Filter{ugc.AnyLabel(labels[0])}))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, request("limit=1&skip="+strconv.Itoa(n/2)))
+		var page struct{ Nodes []struct{ ID string } }
+		if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil || len(page.Nodes) != 1 {
+			b.Fatalf("%v: %s", err, rec.Body)
+		}
+		moved := page.Nodes[0].ID
+		for i := 0; b.Loop(); i++ {
+			b.StopTimer()
+			if err := h.MovePost(moved, n/2+i%2); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			serveReq(b, q)
+		}
+	})
+	b.Run("cold-cache", func(b *testing.B) {
+		// Filters of two labels, cycling through more than the cache holds:
+		// each request evaluates its filter on the built index.
+		var qs []*http.Request
+		for i := range labels {
+			for j := range i {
+				qs = append(qs, request("limit=25&skip=5000"+filter(ugc.Filter{ugc.AnyLabel(labels[i], labels[j])})))
+			}
+		}
+		serveReq(b, qs[0])
+		for i := 0; b.Loop(); i++ {
+			serveReq(b, qs[i%len(qs)])
+		}
+	})
+	b.Run("1000-values", func(b *testing.B) {
+		// The most values a filter may carry: 1000 IDs, most unknown.
+		ids := make([]string, 1000)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("%024x", i)
+		}
+		copy(ids, labels)
+		q := request("limit=25&skip=5000" + filter(ugc.Filter{ugc.AnyLabel(ids...)}))
+		for b.Loop() {
+			serveReq(b, q)
+		}
+	})
 }

@@ -338,3 +338,41 @@ func TestRequestWithoutHostGetsAUsableNext(t *testing.T) {
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&page))
 	assert.True(t, strings.HasPrefix(page.Next, "http://"+addr+"/v1/posts?"), page.Next)
 }
+
+// TestFilterBounds: one request's filter is bounded, so its cost is: more
+// than 64 KiB is refused unparsed, more than 1000 values (all elements
+// together) after parsing, when the server's own messages come first.
+func TestFilterBounds(t *testing.T) {
+	t.Parallel()
+	ds := ugctest.DefaultDataset()
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ds))
+	label := ds.Labels[0].ID
+	require.True(t, ds.Labels[0].Available())
+	values := func(n int) []string { return slices.Repeat([]string{label}, n) }
+	pad := func(f string, size int) string { return f + strings.Repeat(" ", size-len(f)) }
+	const tooMany, tooLong = `"Filter has more than 1000 values"`, `"Filter is longer than 65536 bytes"`
+	cases := []struct {
+		name, filter string
+		status       int
+		body         string
+	}{
+		{"1000 values", ugc.Filter{ugc.AnyLabel(values(1000)...)}.String(), http.StatusOK, ""},
+		{"1000 values in two elements", ugc.Filter{ugc.AnyLabel(values(400)...), ugc.AllLabels(values(600)...)}.String(), http.StatusOK, ""},
+		{"1001 values", ugc.Filter{ugc.AnyLabel(values(1001)...)}.String(), http.StatusBadRequest, tooMany},
+		{"1001 values in three elements", ugc.Filter{ugc.AnyLabel(values(1)...), ugc.AllLabels(values(500)...), ugc.AnyLabel(values(500)...)}.String(), http.StatusBadRequest, tooMany},
+		{"1001 values, one invalid", ugc.Filter{ugc.AnyLabel(append(values(1000), "nope")...)}.String(), http.StatusBadRequest, `"Filter value \"nope\" is not a valid ID"`},
+		{"65536 bytes", pad(ugc.Filter{ugc.AnyLabel(label)}.String(), 64<<10), http.StatusOK, ""},
+		{"65537 bytes", pad(ugc.Filter{ugc.AnyLabel(label)}.String(), 64<<10+1), http.StatusBadRequest, tooLong},
+		{"65537 bytes, not JSON", strings.Repeat("[", 64<<10+1), http.StatusBadRequest, tooLong},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			a := get(t, srv, "/v1/posts?limit=1&"+filterQuery(c.filter))
+			require.Equal(t, c.status, a.status, a.body)
+			if c.body != "" {
+				assert.Equal(t, c.body, a.body)
+			}
+		})
+	}
+}

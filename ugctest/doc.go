@@ -95,6 +95,10 @@
 //	                                 IDs compare case-insensitively; operators are case-sensitive.
 //	Filter and unavailable labels    only available labels count: a removed or inaccessible label's
 //	                                 ID matches nothing, like an unknown ID.
+//	Filter size                      bounded, so one request's cost is: a filter parameter over 64 KiB
+//	                                 (URL-decoded) is 400 "Filter is longer than 65536 bytes", unparsed;
+//	                                 more than 1000 values in all elements together is 400 "Filter
+//	                                 has more than 1000 values", after parsing (its messages first).
 //	include                          comma-separated, spaces around values trimmed, case-sensitive.
 //	                                 "include=" or an empty item ("labels,"): 400 "include must
 //	                                 not be empty"; another value: 400 "Include <value> is not

@@ -393,7 +393,7 @@ func (h *Handler) serve(dst []byte, r *http.Request, keyValid bool, shape Fault)
 			if p.labels, msg = includeParam(q); msg != "" {
 				return errorResponse(dst, http.StatusBadRequest, msg)
 			}
-			f, err := ugc.ParseFilter(q.Get("filter"))
+			f, err := parseFilter(q.Get("filter"))
 			if err != nil {
 				var fe *ugc.FilterError
 				if errors.As(err, &fe) {
@@ -414,9 +414,11 @@ func (h *Handler) serve(dst []byte, r *http.Request, keyValid bool, shape Fault)
 	h.data.mu.RLock()
 	defer h.data.mu.RUnlock()
 	var (
-		refs  []ref
-		total int
-		err   error
+		refs   []ref
+		base   int            // the position in the list of refs[0]
+		filter compiledFilter // nil: the list is not filtered
+		total  int
+		err    error
 	)
 	switch kind {
 	case routeInbox:
@@ -428,13 +430,17 @@ func (h *Handler) serve(dst []byte, r *http.Request, keyValid bool, shape Fault)
 		}
 		total = len(refs)
 	case routePosts:
-		refs = h.data.order
+		refs, total = h.data.order, len(h.data.order)
 		if len(p.filter) > 0 {
-			refs = h.data.filtered(h.data.compile(p.filter))
+			filter = h.data.compile(p.filter)
+			_, total = h.data.filtered(filter, 0, 0)
 		}
-		total = len(refs)
 	}
 	pg := planPage(total, p.skip, p.limit, shape)
+	if filter != nil { // refs is the page alone
+		refs, _ = h.data.filtered(filter, pg.from, pg.len())
+		base = pg.from
+	}
 	dst = append(dst, `{"count":`...)
 	dst = strconv.AppendInt(dst, int64(total), 10)
 	dst = append(dst, `,"next":`...)
@@ -453,7 +459,7 @@ func (h *Handler) serve(dst []byte, r *http.Request, keyValid bool, shape Fault)
 		if kind == routeInbox {
 			dst = append(dst, h.data.inbox[pos]...)
 		} else {
-			dst, err = h.data.appendPost(dst, refs[pos], p.market, p.labels)
+			dst, err = h.data.appendPost(dst, refs[pos-base], p.market, p.labels)
 		}
 		if err == nil && pos == pg.odd {
 			dst, err = makeOdd(dst, start)
@@ -545,8 +551,35 @@ func (h *Handler) nextURL(r *http.Request, q url.Values, kind int, gallery strin
 	return nextOrigin(scheme, host, form) + escapedPath(h.basePath, kind, gallery, form) + "?" + next.Encode()
 }
 
-// maxQueryParams bounds the parameters of one request.
-const maxQueryParams = 1000
+// Bounds on what one request may cost.
+const (
+	maxQueryParams  = 1000     // parameters in the query string
+	maxFilterBytes  = 64 << 10 // length of the filter parameter, URL-decoded
+	maxFilterValues = 1000     // label IDs in the filter, all elements together
+)
+
+// parseFilter reads the filter parameter by [ugc.ParseFilter], within the
+// bounds above: a filter longer than maxFilterBytes is refused before it is
+// parsed, so a huge one costs nothing; one with more than maxFilterValues
+// values after (parsing at most 64 KiB is cheap, and the server's own
+// messages come first). Either is a [*ugc.FilterError].
+func parseFilter(raw string) (ugc.Filter, error) {
+	if len(raw) > maxFilterBytes {
+		return nil, &ugc.FilterError{Message: fmt.Sprintf("Filter is longer than %d bytes", maxFilterBytes)}
+	}
+	f, err := ugc.ParseFilter(raw)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, el := range f {
+		n += len(el.LabelIDs)
+	}
+	if n > maxFilterValues {
+		return nil, &ugc.FilterError{Message: fmt.Sprintf("Filter has more than %d values", maxFilterValues)}
+	}
+	return f, nil
+}
 
 // parseQuery reads a query string, or says why it cannot: a bad escape, a
 // ";" separator or too many parameters is a 400, never a query silently
@@ -585,16 +618,4 @@ func (s *store) market(v string) (int, bool) {
 		return 0, false // a lower-cased shortId is not the shortId
 	}
 	return i, ok
-}
-
-// filtered returns the posts of the stored order that match f.
-func (s *store) filtered(f compiledFilter) []ref {
-	var out []ref
-	var buf [8]int32
-	for _, r := range s.order {
-		if s.matches(r, f, buf[:0]) {
-			out = append(out, r)
-		}
-	}
-	return out
 }

@@ -232,3 +232,27 @@ func TestAnyAnswer(t *testing.T) {
 		assert.Equal(t, 1, st[0].Matched, "a request without the key is not matched by a page fault")
 	})
 }
+
+// Page faults shape a filtered list as they do the whole one.
+func TestPageFaultsOnAFilteredList(t *testing.T) {
+	t.Parallel()
+	ds := ugctest.Generate(300, 2)
+	label := ""
+	for _, l := range ds.Labels {
+		if l.Available() {
+			label = l.ID
+			break
+		}
+	}
+	q := "/v1/posts?limit=5&" + filterQuery(`[{"type":"label","operator":"OR","values":["`+label+`"]}]`)
+	clean := ugctest.NewServer(t, ugctest.WithDataset(ds))
+	want := ids(t, page(t, clean, q+"&skip=2"))
+	first := ids(t, page(t, clean, q))
+	require.Len(t, want, 5)
+
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ds))
+	srv.AddRule(ugctest.Rule{Times: 1, Fault: ugctest.StalePage(-2)})
+	srv.AddRule(ugctest.Rule{Times: 1, Fault: ugctest.IgnoreSkip()})
+	assert.Equal(t, want, ids(t, page(t, srv, q+"&skip=4")))
+	assert.Equal(t, first, ids(t, page(t, srv, q+"&skip=4")))
+}

@@ -30,6 +30,9 @@ type store struct {
 	labelEnc [][]byte         // encoded labels
 	markets  []Market
 	marketBy map[string]int // lower-case ID and exact shortId → index
+
+	version uint64           // bumped whenever order changes
+	index   labelIndexHolder // the labels of order as bitsets, built on demand
 }
 
 // ref names an approved post: >= 0 the generated post of that index,
@@ -162,7 +165,9 @@ func (s *store) availableLabels(r ref, buf []int32) []int32 {
 }
 
 // matches reports whether post r matches every element of f. Only available
-// labels count; IDs compare case-insensitively.
+// labels count; IDs compare case-insensitively. Lists are answered by the
+// label index (labelindex.go); this is the rule it must agree with, and the
+// tests hold it to it.
 func (s *store) matches(r ref, f compiledFilter, buf []int32) bool {
 	have := s.availableLabels(r, buf[:0])
 	for _, el := range f {
@@ -308,6 +313,7 @@ func (s *store) insert(at int, posts []Post) error {
 	}
 	at = max(0, min(at, len(s.order)))
 	s.order = slices.Insert(s.order, at, refs...)
+	s.bumpVersion()
 	return nil
 }
 
@@ -328,6 +334,7 @@ func (s *store) move(id string, to int) error {
 	s.order = slices.Delete(s.order, from, from+1)
 	to = max(0, min(to, len(s.order)))
 	s.order = slices.Insert(s.order, to, r)
+	s.bumpVersion()
 	return nil
 }
 
@@ -337,6 +344,7 @@ func (s *store) shuffle(seed uint64) {
 	defer s.mu.Unlock()
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	rng.Shuffle(len(s.order), func(i, j int) { s.order[i], s.order[j] = s.order[j], s.order[i] })
+	s.bumpVersion()
 }
 
 // remove takes the posts with the given IDs out of the stored order (and so
@@ -361,6 +369,7 @@ func (s *store) remove(ids []string) error {
 		}
 	}
 	s.order = slices.DeleteFunc(s.order, func(r ref) bool { return gone[r] })
+	s.bumpVersion()
 	return nil
 }
 
