@@ -40,3 +40,8 @@ func NewInboxPost(id, email string) ugc.Post {
 func (d *Dataset) AddPost(p ugc.Post, labelIDs ...string) {
 	d.Posts = append(d.Posts, Post{Post: p, LabelIDs: labelIDs})
 }
+
+// NewLabel returns an available label with a name, ready for
+// [Dataset.AddLabel]; set Name to nil for an unnamed one, Removed or
+// Inaccessible for one the API never serves.
+func NewLabel(id, name string) Label { return Label{ID: id, Name: &name} }

@@ -137,8 +137,14 @@ type ProductLocalization struct {
 	URL   string     `json:"url,omitempty"`
 }
 
-// AddPosts appends approved posts, in order, to the stored order.
-func (d *Dataset) AddPosts(posts ...Post) { d.Posts = append(d.Posts, posts...) }
+// AddPosts appends approved posts without labels, in order, to the stored
+// order; [Dataset.AddPost] adds one with its labels. Both take the ugc.Post
+// that [Dataset.AddInboxPosts] and [NewPost] use.
+func (d *Dataset) AddPosts(posts ...ugc.Post) {
+	for _, p := range posts {
+		d.Posts = append(d.Posts, Post{Post: p})
+	}
+}
 
 // AddInboxPosts appends pending posts to the inbox. Each must carry
 // UploadedBy.Email, or the handler refuses the dataset.

@@ -3,6 +3,7 @@ package ugctest_test
 import (
 	"bytes"
 	"flag"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,4 +100,32 @@ func TestLoadDatasetErrors(t *testing.T) {
 		_, err := ugctest.LoadDataset(strings.NewReader(in))
 		assert.Error(t, err, name)
 	}
+}
+
+// Seeding reads like the data: the same ugc.Post for approved and inbox
+// posts, labels attached as IDs, builders that fill what the contract
+// requires.
+func TestSeedingTheObviousWay(t *testing.T) {
+	t.Parallel()
+	const summer, sale = "aaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbb"
+	ds := &ugctest.Dataset{}
+	ds.AddLabel(ugctest.NewLabel(summer, "Summer"))
+	ds.AddLabel(ugctest.NewLabel(sale, "Sale"))
+	p := ugctest.NewPost("p1")
+	p.Comment = "hello #summer"
+	ds.AddPost(p, summer, sale)
+	ds.AddPosts(ugctest.NewPost("p2"), ugctest.NewPost("p3"))
+	ds.AddInboxPosts(ugctest.NewInboxPost("i1", "ann@example.test"))
+	ds.AddGallery("home", "p3", "p1")
+	ds.AddMarket(ugctest.Market{ID: "cccccccccccccccccccccccc", ShortID: "de-de"})
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ds))
+
+	e := page(t, srv, "/v1/posts?include=labels")
+	assert.Equal(t, []string{"p1", "p2", "p3"}, ids(t, e))
+	assert.JSONEq(t, `[{"id":"`+summer+`","name":"Summer"},{"id":"`+sale+`","name":"Sale"}]`, string(e.Nodes[0]["labels"]))
+	assert.JSONEq(t, `[]`, string(e.Nodes[1]["labels"]))
+	assert.Equal(t, []string{"p3", "p1"}, ids(t, page(t, srv, "/v1/galleries/home/posts")))
+	assert.Equal(t, []string{"i1"}, ids(t, page(t, srv, "/v1/inbox")))
+	assert.Equal(t, []string{"p1"}, ids(t, page(t, srv, "/v1/posts?"+filterQuery(`[{"type":"label","operator":"AND","values":["`+sale+`"]}]`))))
+	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/posts?market=de-de").status)
 }

@@ -70,7 +70,7 @@ func ExampleDataset() {
 	ds.AddMarket(ugctest.Market{ID: "bbbbbbbbbbbbbbbbbbbbbbbb", ShortID: "de-de", Content: map[string]ugctest.Localization{
 		"p1": {Comment: "Hallo #sommer"},
 	}})
-	ds.AddPosts(ugctest.Post{Post: ugc.Post{ID: "p1", CreatedAt: mustTime("2025-06-01T12:00:00Z"), Media: ugc.Media{Location: "https://cdn.example.com/p1.jpg"}, Comment: "Hello #summer"}, LabelIDs: []string{"aaaaaaaaaaaaaaaaaaaaaaaa"}})
+	ds.AddPost(ugc.Post{ID: "p1", CreatedAt: mustTime("2025-06-01T12:00:00Z"), Media: ugc.Media{Location: "https://cdn.example.com/p1.jpg"}, Comment: "Hello #summer"}, "aaaaaaaaaaaaaaaaaaaaaaaa")
 	ds.AddGallery("home", "p1")
 
 	h, _ := ugctest.NewHandler(ds, "test-key")

@@ -542,7 +542,7 @@ func TestInboxAndEmails(t *testing.T) {
 	// An approved post given with an email never shows it.
 	leaky := ds.Inbox[0]
 	leaky.ID = "approved-with-email"
-	ds.AddPosts(ugctest.Post{Post: leaky})
+	ds.AddPosts(leaky)
 	srv := ugctest.NewServer(t, ugctest.WithDataset(ds))
 
 	inbox := page(t, srv, "/v1/inbox")

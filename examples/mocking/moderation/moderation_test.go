@@ -262,24 +262,24 @@ const (
 // and the market de-de, which localizes the first one's caption and product.
 func feedDataset() *ugctest.Dataset {
 	ds := &ugctest.Dataset{}
-	featured, other := "Featured", "Other"
-	ds.AddLabel(ugctest.Label{ID: featuredID, Name: &featured})
-	ds.AddLabel(ugctest.Label{ID: otherID, Name: &other})
+	ds.AddLabel(ugctest.NewLabel(featuredID, "Featured"))
+	ds.AddLabel(ugctest.NewLabel(otherID, "Other"))
 	ds.AddLabel(ugctest.Label{ID: unnamedID}) // a nil Name: unnamed
-	post := func(id, comment string, labels ...string) ugctest.Post {
-		return ugctest.Post{Post: ugc.Post{
-			ID:        id,
-			CreatedAt: created,
-			Media:     ugc.Media{Location: "https://cdn.example.com/" + id + ".jpg"},
-			Comment:   comment,
-		}, LabelIDs: labels}
+	post := func(id, comment string) ugc.Post {
+		p := ugctest.NewPost(id) // valid, with defaults; the test sets what it cares about
+		p.Comment = comment
+		return p
 	}
-	p1 := post("p1", "Summer dress #summer", otherID, featuredID, unnamedID)
+	p1 := post("p1", "Summer dress #summer")
 	p1.TaggedProducts = []ugc.TaggedProduct{{X: 0.5, Y: 0.5, Product: ugc.Product{ID: "dress", Title: "Linen dress", Handle: "linen-dress"}}}
-	p3 := post("p3", "Secret caption", featuredID)
+	ds.AddPost(p1, otherID, featuredID, unnamedID)
+	ds.AddPost(post("p2", "Not featured"), otherID)
+	p3 := post("p3", "Secret caption")
 	hide := true
 	p3.HideCaption = &hide
-	ds.AddPosts(p1, post("p2", "Not featured", otherID), p3, post("p4", "Fourth", featuredID), post("p5", "Fifth", featuredID))
+	ds.AddPost(p3, featuredID)
+	ds.AddPost(post("p4", "Fourth"), featuredID)
+	ds.AddPost(post("p5", "Fifth"), featuredID)
 	ds.AddMarket(ugctest.Market{ID: marketID, ShortID: "de-de", Content: map[string]ugctest.Localization{
 		"p1": {Comment: "Sommerkleid #summer", Products: map[string]ugctest.ProductLocalization{"dress": {Title: "Leinenkleid"}}},
 	}})
