@@ -2,7 +2,6 @@ package ugctest_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,16 +16,7 @@ import (
 // would: plain HTTP, a JSON body as text, the key in x-api-key.
 func control(t *testing.T, srv *ugctest.Server, method, route, body string) answer {
 	t.Helper()
-	req, err := http.NewRequest(method, srv.URL+ugctest.ControlPath+route, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("x-api-key", srv.APIKey)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	return send(t, method, srv.URL+ugctest.ControlPath+route, &srv.APIKey, body)
 }
 
 func TestControlAPIRules(t *testing.T) {

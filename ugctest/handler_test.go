@@ -28,7 +28,13 @@ type answer struct {
 // fetch sends one request with the key (no header at all when key is nil).
 func fetch(t *testing.T, method, rawURL string, key *string) answer {
 	t.Helper()
-	req, err := http.NewRequest(method, rawURL, nil)
+	return send(t, method, rawURL, key, "")
+}
+
+// send is fetch with a request body.
+func send(t *testing.T, method, rawURL string, key *string, body string) answer {
+	t.Helper()
+	req, err := http.NewRequest(method, rawURL, strings.NewReader(body))
 	require.NoError(t, err)
 	if key != nil {
 		req.Header.Set("x-api-key", *key)
