@@ -1,8 +1,11 @@
 package ugc
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -58,6 +61,9 @@ func decodePage(data []byte, labels bool, mask func(string) string) (*Page, erro
 	d := decoder{data: data, text: unsafe.String(unsafe.SliceData(data), len(data)), labels: labels}
 	page, err := d.page()
 	if err != nil {
+		if endsEarly(data) { // whatever the reader stumbled on, the cut came first
+			return nil, errTruncatedJSON
+		}
 		return nil, err
 	}
 	for i := range d.devs {
@@ -68,6 +74,14 @@ func decodePage(data []byte, labels bool, mask func(string) string) (*Page, erro
 	}
 	page.Deviations = d.devs
 	return page, nil
+}
+
+// endsEarly reports whether data is JSON that is valid as far as it goes
+// and ends before its value does: cut inside a literal ("fals"), a string
+// or a number as much as between two values. Only errors pay for it.
+func endsEarly(data []byte) bool {
+	err := json.NewDecoder(bytes.NewReader(data)).Decode(new(json.RawMessage))
+	return errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 func (d *decoder) page() (*Page, error) {

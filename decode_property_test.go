@@ -114,3 +114,19 @@ func TestOneDeviationTouchesOnlyItsPost(t *testing.T) {
 		}
 	}
 }
+
+// JSON cut short anywhere, inside a literal, a string or a number too, is
+// read as cut short (and so retried), never as a syntax error.
+func TestJSONCutAnywhereIsCutShort(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"count":2,"next":null,"nodes":[{"id":"p1","createdAt":"2025-06-01T12:00:00Z","media":{"location":"https://cdn.example.com/p1.jpg"},"taggedProducts":[{"x":0.25,"y":0.5,"product":{"id":"a","title":"T","handle":"h"}}],"fromSocial":false,"hideCaption":true,"alt":null,"comment":"a \"quoted\" \u00e9"}]}`)
+	_, err := decodePage(body, false, nil)
+	require.NoError(t, err)
+	for cut := 0; cut < len(body); cut++ {
+		_, err := decodePage(body[:cut], false, nil)
+		assert.ErrorIs(t, err, errTruncatedJSON, "cut at %d: …%q", cut, body[max(0, cut-8):cut])
+	}
+	_, err = decodePage([]byte(`{"count":2,"next":nul}`), false, nil)
+	assert.NotErrorIs(t, err, errTruncatedJSON, "a bad literal inside is a syntax error")
+	assert.ErrorIs(t, err, errSyntax)
+}
