@@ -75,7 +75,7 @@ type cursor struct {
 	count    int  // count of the first page; -1 before it
 	last     int  // count of the last page
 	placed   int  // count of the last page placed
-	changed  bool // the count changed or a page was not where it was asked for
+	changed  bool // the count changed, or posts yielded were gone from where they were
 	// unanchored is set when requests no longer start at the anchor (a
 	// server whose pages hold one post): pages are then taken as they come.
 	unanchored bool
@@ -100,6 +100,11 @@ type placement struct {
 	placed bool // false: the page does not show where the walk stands
 	from   int  // nodes[from:] come after the anchor
 	moved  bool // the anchor was not where it was asked for
+	// suspect: moved, while the count says the list did not change. Such
+	// a page is more likely not the one asked for (a server that ignored
+	// skip, a lagging replica) than a list that gained and lost as many
+	// posts between two requests.
+	suspect bool
 }
 
 // place finds where a page answered for the given skip stands relative to
@@ -111,6 +116,9 @@ type placement struct {
 // another order than they were yielded mean the order changed: a
 // *DriftError.
 func (c *cursor) place(skip int, page *Page) (placement, error) {
+	// sameCount: the list kept its count since the last page (unknown on
+	// a resumed walk's first page: the list may have changed between runs).
+	sameCount := c.count >= 0 && page.Count == c.last
 	if c.count < 0 {
 		c.count, c.last = page.Count, page.Count
 	}
@@ -141,6 +149,7 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 		p = placement{placed: true}
 	case anchorAt >= 0:
 		p = placement{placed: true, from: anchorAt + 1, moved: anchorAt != expected}
+		p.suspect = p.moved && sameCount
 	case latest >= 0 && (latest+gap < len(page.Nodes) || page.Next == ""):
 		// The page reaches past where the anchor would be, after the
 		// latest post it holds: the anchor and the posts yielded after
@@ -150,7 +159,9 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 		p = placement{moved: true}
 	}
 	if p.moved {
-		c.changed = true
+		// A suspect page is no sign of change by itself: should the walk
+		// end short of the count, that is an error, not drift.
+		c.changed = c.changed || !p.suspect
 		if c.policy == DriftFail {
 			return placement{}, c.driftError(fmt.Sprintf("post %s is not where it was (page at skip %d)", c.anchor, skip), "")
 		}

@@ -191,6 +191,18 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 		w.sum.Requests++
 		p, err = w.cur.place(req.skip, page)
 	}
+	if err == nil && p.suspect {
+		// Read a suspect page once more before believing it: a page that
+		// was not the one asked for is answered right the second time.
+		again, gerr := w.get(ctx, req.u, nil, nil)
+		if gerr != nil {
+			return req, nil, p, gerr
+		}
+		w.sum.Requests++
+		if p2, perr := w.cur.place(req.skip, again); perr != nil || p2.placed {
+			page, p, err = again, p2, perr
+		}
+	}
 	if err == nil && p.moved {
 		w.sum.Reanchors++
 		w.warn(ctx, "ugc: page re-anchored: the list changed or the page was not the one asked for", req, page)
