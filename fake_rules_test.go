@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -76,6 +77,11 @@ var ruleFaults = []ruleFault{
 	{name: "ignore-skip", make: func(*rand.Rand, int) ugctest.Fault { return ugctest.IgnoreSkip() }, benign: never, displaces: true},
 	{name: "end-early", make: func(rng *rand.Rand, limit int) ugctest.Fault { return ugctest.EndEarly(rng.IntN(limit + 1)) }, benign: never},
 }
+
+var (
+	fakeRuleCases = flag.Int("fake-rule-cases", 60, "cases of TestFakeRulesWalkIsCompleteOrSaysWhy")
+	fakeRuleSeed  = flag.Uint64("fake-rule-seed", 1000, "seed of the first case of TestFakeRulesWalkIsCompleteOrSaysWhy")
+)
 
 // knownBugs holds the SDK and the fake to the properties their known bugs
 // break (UGC_KNOWN_BUGS=1): the TestFakeRulesKnownBug tests then run, and
@@ -251,9 +257,8 @@ func newRuleCase(seed uint64) ruleCase {
 // oddly escaped next links) completes without error.
 func TestFakeRulesWalkIsCompleteOrSaysWhy(t *testing.T) {
 	t.Parallel()
-	const cases = 60
-	for i := range cases {
-		seed := uint64(1000 + i)
+	for i := range *fakeRuleCases {
+		seed := *fakeRuleSeed + uint64(i)
 		c := newRuleCase(seed)
 		t.Run(fmt.Sprintf("%d/%s/%s/%d-rules", seed, c.endpoint.name, c.mode, len(c.rules)), func(t *testing.T) {
 			t.Parallel()
