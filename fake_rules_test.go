@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -126,22 +127,31 @@ type walkEndpoint struct {
 	pathGlob string
 }
 
+// walkTimeout bounds each walk of the property test: a walk that never
+// ends is a failure, not a hung test binary.
+const walkTimeout = 3 * time.Second
+
 func endpointOf(name ugctest.Endpoint, gallery string) walkEndpoint {
-	ctx := context.Background()
 	switch name {
 	case ugctest.EndpointGallery:
 		return walkEndpoint{name: name, gallery: gallery, pathGlob: "/v1/galleries/*/posts",
 			walk: func(c *ugc.Client, limit int, opts ...ugc.IterOption) walked {
+				ctx, cancel := context.WithTimeout(context.Background(), walkTimeout)
+				defer cancel()
 				return walkAll(c.AllGalleryPosts(ctx, gallery, &ugc.GalleryPostsParams{Limit: limit}, opts...))
 			}}
 	case ugctest.EndpointInbox:
 		return walkEndpoint{name: name, pathGlob: "/v1/inbox",
 			walk: func(c *ugc.Client, limit int, opts ...ugc.IterOption) walked {
+				ctx, cancel := context.WithTimeout(context.Background(), walkTimeout)
+				defer cancel()
 				return walkAll(c.AllInbox(ctx, &ugc.InboxParams{Limit: limit}, opts...))
 			}}
 	}
 	return walkEndpoint{name: ugctest.EndpointPosts, pathGlob: "/v1/posts",
 		walk: func(c *ugc.Client, limit int, opts ...ugc.IterOption) walked {
+			ctx, cancel := context.WithTimeout(context.Background(), walkTimeout)
+			defer cancel()
 			return walkAll(c.AllPosts(ctx, &ugc.PostsParams{Limit: limit}, opts...))
 		}}
 }
@@ -280,6 +290,13 @@ func TestFakeRulesWalkIsCompleteOrSaysWhy(t *testing.T) {
 
 			assert.Zero(t, got.afterErr, "nothing after the error")
 			assert.Equal(t, len(got.ids), len(uniq(got.ids)), "no post yielded twice")
+			if errors.Is(got.err, context.DeadlineExceeded) && c.reorders && !knownBugs {
+				// Known SDK bug (TestFakeRulesKnownBugShuffledPagesAreAnEndlessWalk).
+				t.Logf("KNOWN SDK BUG: the walk never ends (%d requests in %v)", sum.Requests, walkTimeout)
+				assert.Equal(t, len(got.ids), len(uniq(got.ids)), "no post yielded twice")
+				return
+			}
+			assert.NotErrorIs(t, got.err, context.DeadlineExceeded, "the walk ends by itself")
 			switch {
 			case got.err == nil && sum.Shortfall > 0 && c.displaces && !knownBugs:
 				// Known SDK bug (TestFakeRulesKnownBugDisplacedLastPageIsASilentGap):
@@ -640,4 +657,24 @@ func TestFakeRulesKnownBugFakeEscapedListPaths(t *testing.T) {
 	}
 	t.Parallel()
 	assert.True(t, fakeServesEscapedLists(), "the fake serves the links it writes")
+}
+
+// TestFakeRulesKnownBugShuffledPagesAreAnEndlessWalk (SDK): with pages of
+// one post (limit 1, so each request after the first asks for 2 to hold
+// the anchor) shuffled on every request after the first, the walk yields
+// one post and then re-anchors forever (thousands of requests a second, in
+// every mode) instead of ending with ErrStalled or a DriftError.
+func TestFakeRulesKnownBugShuffledPagesAreAnEndlessWalk(t *testing.T) {
+	if !knownBugs {
+		t.Skip("known SDK bug; set UGC_KNOWN_BUGS=1 to run")
+	}
+	t.Parallel()
+	srv := ugctest.NewServer(t) // the default dataset: 10 inbox posts
+	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, After: 1, Fault: ugctest.ShuffledPage(2099157559447372438)})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var sum ugc.WalkSummary
+	got := walkAll(srv.Client().AllInbox(ctx, &ugc.InboxParams{Limit: 1}, ugc.WithPrefetch(false), ugc.WithSummary(&sum)))
+	t.Logf("%d posts, err %v, %d requests, %d re-anchors", len(got.ids), got.err, sum.Requests, sum.Reanchors)
+	assert.NotErrorIs(t, got.err, context.DeadlineExceeded, "the walk ends by itself")
 }
