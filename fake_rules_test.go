@@ -298,12 +298,14 @@ func TestFakeRulesWalkIsCompleteOrSaysWhy(t *testing.T) {
 			}
 			assert.NotErrorIs(t, got.err, context.DeadlineExceeded, "the walk ends by itself")
 			switch {
-			case got.err == nil && sum.Shortfall > 0 && c.displaces && !knownBugs:
-				// Known SDK bug (TestFakeRulesKnownBugDisplacedLastPageIsASilentGap):
-				// a page served from elsewhere that ends the list is taken
-				// for a change of the list, and the posts after it are lost
-				// without an error. Still: no repeat, and what came is in
-				// the list's order.
+			case got.err == nil && sum.Shortfall > 0 && sum.CountAtStart == sum.CountAtEnd && !knownBugs:
+				// Known SDK bug (TestFakeRulesKnownBugDisplacedLastPageIsASilentGap,
+				// TestFakeRulesKnownBugEndEarlyIsASilentGap): a page that
+				// was not where it was asked for (served from elsewhere, or
+				// empty) marks the list as changed, and a later end of the
+				// list short of its count is then excused, without an error,
+				// though the count never changed. Still: no repeat, and what
+				// came is in the list's order.
 				t.Logf("KNOWN SDK BUG: silent gap of %d posts after a displaced page", sum.Shortfall)
 				if !c.reorders {
 					assert.True(t, isSubsequence(want.ids, got.ids), "what came is in the list's order")
@@ -342,8 +344,29 @@ func TestFakeRulesWalkIsCompleteOrSaysWhy(t *testing.T) {
 // request log, and that a rule that could not miss did fire.
 func assertRulesFired(t *testing.T, srv *ugctest.Server, c ruleCase) {
 	t.Helper()
-	reqs := srv.Requests()
-	statuses := srv.Rules()
+	// A rule counts a request when it decides on it, the log when the
+	// answer is written: a parallel walk that ended may leave answers
+	// being written. Wait for the two to agree.
+	var (
+		reqs     []ugctest.Request
+		statuses []ugctest.RuleStatus
+	)
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		statuses, reqs = srv.Rules(), srv.Requests()
+		fired := 0
+		for _, st := range statuses {
+			fired += st.Fired
+		}
+		logged := 0
+		for _, r := range reqs {
+			if r.Rule != "" {
+				logged++
+			}
+		}
+		if fired == logged || time.Now().After(deadline) {
+			break
+		}
+	}
 	require.Len(t, statuses, len(c.rules))
 	for i, st := range statuses {
 		r := c.rules[i]
@@ -677,4 +700,27 @@ func TestFakeRulesKnownBugShuffledPagesAreAnEndlessWalk(t *testing.T) {
 	got := walkAll(srv.Client().AllInbox(ctx, &ugc.InboxParams{Limit: 1}, ugc.WithPrefetch(false), ugc.WithSummary(&sum)))
 	t.Logf("%d posts, err %v, %d requests, %d re-anchors", len(got.ids), got.err, sum.Requests, sum.Reanchors)
 	assert.NotErrorIs(t, got.err, context.DeadlineExceeded, "the walk ends by itself")
+}
+
+// TestFakeRulesKnownBugEndEarlyIsASilentGap (SDK): an empty last page
+// (EndEarly(0)) that the walk reads again, then a page holding only the
+// anchor with a null next (EndEarly(1)), end the walk without an error
+// after 5 of the 10 posts of a list whose count never changed (the summary
+// reports a shortfall of 5: the first page not where it was asked for
+// marked the list as changed, which excuses the shortfall).
+func TestFakeRulesKnownBugEndEarlyIsASilentGap(t *testing.T) {
+	if !knownBugs {
+		t.Skip("known SDK bug; set UGC_KNOWN_BUGS=1 to run")
+	}
+	t.Parallel()
+	srv := ugctest.NewServer(t) // the default dataset: 10 inbox posts
+	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, After: 1, Times: 1, Fault: ugctest.EndEarly(0)})
+	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, After: 2, Times: 1, Fault: ugctest.EndEarly(1)})
+	var sum ugc.WalkSummary
+	got := walkAll(srv.Client().AllInbox(context.Background(), &ugc.InboxParams{Limit: 3},
+		ugc.WithPrefetch(false), ugc.WithSummary(&sum)))
+	t.Logf("%d posts, err %v, summary %+v", len(got.ids), got.err, sum)
+	if got.err == nil {
+		assert.Len(t, got.ids, 10, "a walk without error yields every post")
+	}
 }
