@@ -1,0 +1,726 @@
+package ugc_test
+
+// Complete walks driven through the fault rules of ugctest: the same
+// properties as walk_complete_test.go and misbehaving_server_test.go (every
+// post exactly once, in order, or an error that says why; never a silent
+// gap), but with the misbehaviour injected by ugctest.Rule into a fake that
+// otherwise follows the contract to the letter.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/ugctest"
+)
+
+// ruleFault is a fault the property test may inject, with what a correct
+// SDK owes when it fires.
+type ruleFault struct {
+	name string
+	make func(rng *rand.Rand, limit int) ugctest.Fault
+	// retryable faults fail an attempt that a retry recovers: a walk whose
+	// retryable rules fire at most the retry budget in all completes.
+	retryable bool
+	// benign page shapes are survived whatever their firing pattern.
+	benign func(f ugctest.Fault) bool
+	// reorders may yield the posts of a page out of the list's order.
+	reorders bool
+	// escapesPath writes next links whose path the fake must unescape.
+	escapesPath bool
+	// displaces serves a page other than the one asked for.
+	displaces bool
+}
+
+func never(ugctest.Fault) bool  { return false }
+func always(ugctest.Fault) bool { return true }
+
+var ruleFaults = []ruleFault{
+	{name: "internal-error", make: func(*rand.Rand, int) ugctest.Fault { return ugctest.InternalError() }, retryable: true, benign: never},
+	{name: "rate-limit", make: func(*rand.Rand, int) ugctest.Fault { return ugctest.RateLimit("0") }, retryable: true, benign: never},
+	{name: "drop-connection", make: func(*rand.Rand, int) ugctest.Fault { return ugctest.DropConnection() }, retryable: true, benign: never},
+	{name: "truncate-body", make: func(*rand.Rand, int) ugctest.Fault { return ugctest.TruncateBody() }, retryable: true, benign: never},
+	{name: "cut-json", make: func(*rand.Rand, int) ugctest.Fault { return ugctest.CutJSON() }, retryable: true, benign: never},
+	{name: "503", make: func(*rand.Rand, int) ugctest.Fault { return ugctest.ErrorResponse(503, "Service unavailable") }, retryable: true, benign: never},
+	{name: "proxy-502", make: func(*rand.Rand, int) ugctest.Fault { return ugctest.ProxyPage(502) }, retryable: true, benign: never},
+	{name: "short-page", make: func(rng *rand.Rand, limit int) ugctest.Fault { return ugctest.ShortPage(rng.IntN(limit + 1)) },
+		benign: func(f ugctest.Fault) bool { return f.Keep >= 1 }},
+	{name: "short-page-skipping", make: func(rng *rand.Rand, limit int) ugctest.Fault {
+		return ugctest.ShortPageSkipping(rng.IntN(limit + 1))
+	}, benign: func(f ugctest.Fault) bool { return f.Keep >= 1 }},
+	{name: "relative-next", make: func(*rand.Rand, int) ugctest.Fault { return ugctest.RelativeNext() }, benign: always},
+	{name: "escaped-next", make: func(*rand.Rand, int) ugctest.Fault { return ugctest.EscapedNext() }, benign: always, escapesPath: true},
+	{name: "shuffled-page", make: func(rng *rand.Rand, _ int) ugctest.Fault { return ugctest.ShuffledPage(rng.Uint64()) },
+		benign: never, reorders: true, displaces: true},
+	{name: "stale-page", make: func(rng *rand.Rand, limit int) ugctest.Fault {
+		k := 1 + rng.IntN(limit)
+		if rng.IntN(2) == 0 {
+			k = -k
+		}
+		return ugctest.StalePage(k)
+	}, benign: never, displaces: true},
+	{name: "ignore-skip", make: func(*rand.Rand, int) ugctest.Fault { return ugctest.IgnoreSkip() }, benign: never, displaces: true},
+	{name: "end-early", make: func(rng *rand.Rand, limit int) ugctest.Fault { return ugctest.EndEarly(rng.IntN(limit + 1)) }, benign: never},
+}
+
+var (
+	fakeRuleCases = flag.Int("fake-rule-cases", 60, "cases of TestFakeRulesWalkIsCompleteOrSaysWhy")
+	fakeRuleSeed  = flag.Uint64("fake-rule-seed", 1000, "seed of the first case of TestFakeRulesWalkIsCompleteOrSaysWhy")
+)
+
+// knownBugs holds the SDK and the fake to the properties their known bugs
+// break (UGC_KNOWN_BUGS=1): the TestFakeRulesKnownBug tests then run, and
+// the property test no longer forgives what those bugs do.
+var knownBugs = os.Getenv("UGC_KNOWN_BUGS") != ""
+
+// fakeInstalls reports whether the fake installs a rule with fault f.
+func fakeInstalls(f ugctest.Fault) bool {
+	h, err := ugctest.NewHandler(ugctest.Generate(1, 1), "key")
+	if err != nil {
+		return false
+	}
+	_, err = h.AddRule(ugctest.Rule{Fault: f})
+	return err == nil
+}
+
+// fakeServesEscapedLists reports whether the fake answers the paths its
+// EscapedNext writes for the posts and inbox lists ("/v1/%70osts",
+// "/v1/%69nbox"), which mean the same as "/v1/posts" and "/v1/inbox".
+var fakeServesEscapedLists = sync.OnceValue(func() bool {
+	h, err := ugctest.NewHandler(ugctest.Generate(3, 1), "key")
+	if err != nil {
+		return false
+	}
+	for _, p := range []string{"/v1/%70osts", "/v1/%69nbox"} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, p, nil)
+		req.Header.Set("x-api-key", "key")
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			return false
+		}
+	}
+	return true
+})
+
+// walkEndpoint is one list of a fake server, walked by the property test.
+type walkEndpoint struct {
+	name     ugctest.Endpoint
+	gallery  string
+	walk     func(c *ugc.Client, limit int, opts ...ugc.IterOption) walked
+	pathGlob string
+}
+
+// walkTimeout bounds each walk of the property test: a walk that never
+// ends is a failure, not a hung test binary.
+const walkTimeout = 3 * time.Second
+
+func endpointOf(name ugctest.Endpoint, gallery string) walkEndpoint {
+	switch name {
+	case ugctest.EndpointGallery:
+		return walkEndpoint{name: name, gallery: gallery, pathGlob: "/v1/galleries/*/posts",
+			walk: func(c *ugc.Client, limit int, opts ...ugc.IterOption) walked {
+				ctx, cancel := context.WithTimeout(context.Background(), walkTimeout)
+				defer cancel()
+				return walkAll(c.AllGalleryPosts(ctx, gallery, &ugc.GalleryPostsParams{Limit: limit}, opts...))
+			}}
+	case ugctest.EndpointInbox:
+		return walkEndpoint{name: name, pathGlob: "/v1/inbox",
+			walk: func(c *ugc.Client, limit int, opts ...ugc.IterOption) walked {
+				ctx, cancel := context.WithTimeout(context.Background(), walkTimeout)
+				defer cancel()
+				return walkAll(c.AllInbox(ctx, &ugc.InboxParams{Limit: limit}, opts...))
+			}}
+	}
+	return walkEndpoint{name: ugctest.EndpointPosts, pathGlob: "/v1/posts",
+		walk: func(c *ugc.Client, limit int, opts ...ugc.IterOption) walked {
+			ctx, cancel := context.WithTimeout(context.Background(), walkTimeout)
+			defer cancel()
+			return walkAll(c.AllPosts(ctx, &ugc.PostsParams{Limit: limit}, opts...))
+		}}
+}
+
+// ruleCase is one generated case of TestFakeRulesWalkIsCompleteOrSaysWhy.
+type ruleCase struct {
+	seed     uint64
+	posts    int
+	endpoint walkEndpoint
+	mode     string
+	opts     []ugc.IterOption
+	limit    int
+	rules    []ugctest.Rule
+	kinds    []ruleFault
+	// mustComplete: only faults a correct SDK fully recovers from.
+	mustComplete bool
+	reorders     bool
+	displaces    bool
+	cutsJSON     bool
+}
+
+func (c ruleCase) String() string {
+	rules, _ := json.Marshal(c.rules)
+	ep := string(c.endpoint.name)
+	if c.gallery() != "" {
+		ep += ":" + c.gallery()
+	}
+	return fmt.Sprintf("seed=%d posts=%d endpoint=%s mode=%s limit=%d mustComplete=%v rules=%s",
+		c.seed, c.posts, ep, c.mode, c.limit, c.mustComplete, rules)
+}
+
+func (c ruleCase) gallery() string { return c.endpoint.gallery }
+
+func newRuleCase(seed uint64) ruleCase {
+	rng := rand.New(rand.NewPCG(seed, 0x12))
+	c := ruleCase{seed: seed, posts: rng.IntN(301), limit: 1 + rng.IntN(ugc.MaxLimit)}
+	switch m := rng.IntN(4); m {
+	case 0:
+		c.mode, c.opts = "sequential", []ugc.IterOption{ugc.WithPrefetch(false)}
+	case 1:
+		c.mode, c.opts = "prefetch", []ugc.IterOption{ugc.WithPrefetch(true)}
+	default:
+		n := 2 + rng.IntN(7)
+		c.mode, c.opts = fmt.Sprintf("parallel-%d", n), []ugc.IterOption{ugc.WithConcurrency(n)}
+	}
+	switch rng.IntN(3) {
+	case 0:
+		c.endpoint = endpointOf(ugctest.EndpointPosts, "")
+	case 1:
+		c.endpoint = endpointOf(ugctest.EndpointGallery, []string{"summer", "videos"}[rng.IntN(2)])
+	default:
+		c.endpoint = endpointOf(ugctest.EndpointInbox, "")
+	}
+	c.mustComplete = true
+	retryBudget := ugc.DefaultRetryMax
+	for i := range 1 + rng.IntN(3) {
+		k := ruleFaults[rng.IntN(len(ruleFaults))]
+		f := k.make(rng, c.limit)
+		for !fakeInstalls(f) { // a kind the fake refuses (see the report of the test)
+			k = ruleFaults[rng.IntN(len(ruleFaults))]
+			f = k.make(rng, c.limit)
+		}
+		r := ugctest.Rule{Name: fmt.Sprintf("r%d-%s", i, k.name), Fault: f, Optional: true}
+		switch rng.IntN(4) {
+		case 0: // any request
+		case 1:
+			r.Path = c.endpoint.pathGlob
+		default:
+			r.Endpoint = c.endpoint.name
+		}
+		if rng.IntN(2) == 0 {
+			r.After = rng.IntN(5)
+		}
+		switch rng.IntN(4) {
+		case 0:
+			r.Every = 2 + rng.IntN(3)
+		case 1:
+			r.Fraction, r.Seed = 0.2+0.6*rng.Float64(), rng.Uint64()
+		}
+		if k.retryable {
+			// Mostly few enough to be recovered, sometimes unbounded.
+			if rng.IntN(5) > 0 {
+				r.Times = 1 + rng.IntN(3)
+			}
+		} else if rng.IntN(2) == 0 {
+			r.Times = 1 + rng.IntN(4)
+		}
+		switch {
+		case k.retryable && r.Times > 0 && r.Times <= retryBudget:
+			retryBudget -= r.Times
+		case k.escapesPath && c.endpoint.name != ugctest.EndpointGallery && !fakeServesEscapedLists() && !knownBugs:
+			// The fake 404s its own escaped posts and inbox links: no
+			// client can follow them.
+			c.mustComplete = false
+		case k.benign(r.Fault):
+		default:
+			c.mustComplete = false
+		}
+		c.reorders = c.reorders || k.reorders
+		c.displaces = c.displaces || k.displaces
+		c.cutsJSON = c.cutsJSON || r.Fault.Kind == ugctest.FaultCutJSON
+		c.rules = append(c.rules, r)
+		c.kinds = append(c.kinds, k)
+	}
+	return c
+}
+
+// TestFakeRulesWalkIsCompleteOrSaysWhy drives walks through random fault
+// rules of the fake: each walk yields every post of its list exactly once,
+// in order, or ends with an error, having yielded a gapless prefix of the
+// list with no repeat. A walk whose faults a correct SDK fully recovers
+// from (retryable faults within the retry budget, short pages, relative or
+// oddly escaped next links) completes without error.
+func TestFakeRulesWalkIsCompleteOrSaysWhy(t *testing.T) {
+	t.Parallel()
+	for i := range *fakeRuleCases {
+		seed := *fakeRuleSeed + uint64(i)
+		c := newRuleCase(seed)
+		t.Run(fmt.Sprintf("%d/%s/%s/%d-rules", seed, c.endpoint.name, c.mode, len(c.rules)), func(t *testing.T) {
+			t.Parallel()
+			t.Logf("reproduce with: %s", c)
+			srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(c.posts, seed)))
+			want := c.endpoint.walk(srv.Client(), c.limit, ugc.WithPrefetch(false))
+			require.NoError(t, want.err, "clean walk")
+			require.Equal(t, len(want.ids), len(uniq(want.ids)), "clean walk repeats a post")
+			srv.ResetRequests()
+
+			for _, r := range c.rules {
+				srv.AddRule(r)
+			}
+			client, err := ugc.NewClient(srv.URL, srv.APIKey, ugc.WithStrictDecoding(), ugc.WithRetryWait(0, 0))
+			require.NoError(t, err)
+			var sum ugc.WalkSummary
+			got := c.endpoint.walk(client, c.limit, append(slices.Clone(c.opts), ugc.WithSummary(&sum))...)
+			t.Logf("walk: %d posts of %d, err=%v, summary=%+v", len(got.ids), len(want.ids), got.err, sum)
+
+			assert.Zero(t, got.afterErr, "nothing after the error")
+			assert.Equal(t, len(got.ids), len(uniq(got.ids)), "no post yielded twice")
+			if errors.Is(got.err, context.DeadlineExceeded) && c.reorders && !knownBugs {
+				// Known SDK bug (TestFakeRulesKnownBugShuffledPagesAreAnEndlessWalk).
+				t.Logf("KNOWN SDK BUG: the walk never ends (%d requests in %v)", sum.Requests, walkTimeout)
+				assert.Equal(t, len(got.ids), len(uniq(got.ids)), "no post yielded twice")
+				return
+			}
+			assert.NotErrorIs(t, got.err, context.DeadlineExceeded, "the walk ends by itself")
+			switch {
+			case got.err == nil && sum.Shortfall > 0 && sum.CountAtStart == sum.CountAtEnd && !knownBugs:
+				// Known SDK bug (TestFakeRulesKnownBugDisplacedLastPageIsASilentGap,
+				// TestFakeRulesKnownBugEndEarlyIsASilentGap): a page that
+				// was not where it was asked for (served from elsewhere, or
+				// empty) marks the list as changed, and a later end of the
+				// list short of its count is then excused, without an error,
+				// though the count never changed. Still: no repeat, and what
+				// came is in the list's order.
+				t.Logf("KNOWN SDK BUG: silent gap of %d posts after a displaced page", sum.Shortfall)
+				if !c.reorders {
+					assert.True(t, isSubsequence(want.ids, got.ids), "what came is in the list's order")
+				}
+			case got.err == nil && c.reorders:
+				// A page shuffled before any post of it was yielded cannot be
+				// told from the list's order: the posts may come out of
+				// order, but every one of them exactly once.
+				assert.ElementsMatch(t, want.ids, got.ids, "every post exactly once")
+			case got.err == nil:
+				assertIDs(t, want.ids, got.ids, "every post once, in order")
+			case c.reorders:
+				assert.Subset(t, want.ids, got.ids, "only posts of the list")
+			default:
+				assertIDs(t, want.ids[:min(len(got.ids), len(want.ids))], got.ids, "before the error: a gapless prefix")
+				assert.LessOrEqual(t, len(got.ids), len(want.ids))
+			}
+			var de *ugc.DecodeError
+			switch {
+			case !c.mustComplete:
+			case got.err != nil && c.cutsJSON && errors.As(got.err, &de) && strings.Contains(de.Error(), "invalid value") && !knownBugs:
+				// Known SDK bug (TestFakeRulesKnownBugCutJSONInsideALiteralIsNotRetried).
+				t.Logf("KNOWN SDK BUG: JSON cut inside a literal is not retried: %v", got.err)
+			default:
+				assert.NoError(t, got.err, "faults a correct client recovers from")
+			}
+			if got.err != nil {
+				assert.NotContains(t, got.err.Error(), srv.APIKey, "the error carries no key")
+			}
+			assertRulesFired(t, srv, c)
+		})
+	}
+}
+
+// assertRulesFired checks the fake's account of the rules against its
+// request log, and that a rule that could not miss did fire.
+func assertRulesFired(t *testing.T, srv *ugctest.Server, c ruleCase) {
+	t.Helper()
+	// A rule counts a request when it decides on it, the log when the
+	// answer is written: a parallel walk that ended may leave answers
+	// being written. Wait for the two to agree.
+	var (
+		reqs     []ugctest.Request
+		statuses []ugctest.RuleStatus
+	)
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		statuses, reqs = srv.Rules(), srv.Requests()
+		fired := 0
+		for _, st := range statuses {
+			fired += st.Fired
+		}
+		logged := 0
+		for _, r := range reqs {
+			if r.Rule != "" {
+				logged++
+			}
+		}
+		if fired == logged || time.Now().After(deadline) {
+			break
+		}
+	}
+	require.Len(t, statuses, len(c.rules))
+	for i, st := range statuses {
+		r := c.rules[i]
+		logged := 0
+		for _, req := range reqs {
+			if req.Rule == st.String() {
+				logged++
+				assert.Equal(t, r.Fault.Kind, req.Fault, "request fired on by %s", st)
+			}
+		}
+		assert.Equal(t, st.Fired, logged, "%s: fired as often as the log says", st)
+		if r.Times > 0 {
+			assert.LessOrEqual(t, st.Fired, r.Times, "%s fires at most Times", st)
+		}
+		// The first rule sees every request; one that fires on the first
+		// it matches cannot miss a walk (the list's first request always
+		// matches it).
+		if i == 0 && r.After == 0 && r.Every <= 1 && r.Fraction == 0 {
+			assert.Positive(t, st.Fired, "%s never fired", st)
+		}
+	}
+	if len(c.rules) > 0 && c.rules[0].After == 0 && c.rules[0].Every <= 1 && c.rules[0].Fraction == 0 {
+		require.NotEmpty(t, reqs)
+		assert.Equal(t, c.rules[0].Fault.Kind, reqs[0].Fault, "the first request met the first rule")
+	}
+}
+
+// TestFakeRulesForeignNextIsRefused: a next link on another host ends the
+// walk with an error that names the refused link, after the posts of the
+// pages before it, and the API key is never sent to that host, in every
+// iteration mode.
+func TestFakeRulesForeignNextIsRefused(t *testing.T) {
+	t.Parallel()
+	var (
+		mu      sync.Mutex
+		foreign []*http.Request
+	)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		foreign = append(foreign, r.Clone(context.Background()))
+		mu.Unlock()
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	t.Cleanup(other.Close)
+	otherHost := strings.TrimPrefix(other.URL, "http://")
+
+	for _, host := range []string{"", otherHost} {
+		for _, mode := range iterModes {
+			t.Run(fmt.Sprintf("host=%q/%s", host, mode.name), func(t *testing.T) {
+				t.Parallel()
+				srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(60, 7)))
+				want := walkAll(srv.Client().AllPosts(context.Background(), &ugc.PostsParams{Limit: 10}))
+				require.NoError(t, want.err)
+				srv.ResetRequests()
+				// Every page but the first: in a parallel walk the pages
+				// arrive in any order, and the last one has no next at all.
+				srv.AddRule(ugctest.Rule{Name: "foreign", Endpoint: ugctest.EndpointPosts, After: 1,
+					Fault: ugctest.ForeignNext(host)})
+
+				got := walkAll(srv.Client().AllPosts(context.Background(), &ugc.PostsParams{Limit: 10}, mode.opts...))
+				require.Error(t, got.err)
+				assert.ErrorIs(t, got.err, ugc.ErrBadNext)
+				wantHost := host
+				if wantHost == "" {
+					wantHost = "ugcfake.invalid"
+				}
+				assert.Contains(t, got.err.Error(), wantHost, "the error names where the link pointed")
+				assert.NotContains(t, got.err.Error(), srv.APIKey, "the error carries no key")
+				assert.Zero(t, got.afterErr)
+				assert.NotEmpty(t, got.ids, "the posts of the pages before the link")
+				assertIDs(t, want.ids[:min(len(got.ids), len(want.ids))], got.ids, "a gapless prefix before the error")
+
+				fired := 0
+				for _, r := range srv.Requests() {
+					assert.True(t, r.KeyValid, "every request to the fake's own host carries its key")
+					if r.Fault == ugctest.FaultForeignNext {
+						fired++
+					}
+				}
+				assert.Positive(t, fired, "the foreign next was served")
+				mu.Lock()
+				defer mu.Unlock()
+				for _, r := range foreign {
+					assert.NotContains(t, fmt.Sprint(r.Header), srv.APIKey, "key sent to the foreign host")
+					assert.NotContains(t, r.URL.String(), srv.APIKey, "key sent to the foreign host")
+				}
+			})
+		}
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Empty(t, foreign, "no request reached the foreign host at all")
+	})
+}
+
+// TestFakeRulesOddPostIsKeptAndReported: a post with createdAt as a number
+// is kept by a default (tolerant) client, and the walk's summary and pages
+// report the deviation; a strict client refuses it.
+func TestFakeRulesOddPostIsKeptAndReported(t *testing.T) {
+	t.Parallel()
+	for _, mode := range iterModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(47, 3)))
+			want := walkAll(srv.Client().AllPosts(context.Background(), &ugc.PostsParams{Limit: 10}))
+			require.NoError(t, want.err)
+			require.Len(t, want.ids, 47)
+			// The last post of every page: never the anchor a request
+			// starts at, always a new post.
+			srv.AddRule(ugctest.Rule{Name: "odd", Endpoint: ugctest.EndpointPosts, Fault: ugctest.OddPost(-1)})
+
+			tolerant, err := ugc.NewClient(srv.URL, srv.APIKey, ugc.WithRetryWait(0, 0))
+			require.NoError(t, err)
+			var sum ugc.WalkSummary
+			got := walkAll(tolerant.AllPosts(context.Background(), &ugc.PostsParams{Limit: 10},
+				append(slices.Clone(mode.opts), ugc.WithSummary(&sum))...))
+			require.NoError(t, got.err)
+			assertIDs(t, want.ids, got.ids, "odd posts are kept")
+			require.Positive(t, sum.DeviationCount, "the summary reports the odd posts")
+			assert.Len(t, sum.Deviations, sum.DeviationCount)
+			for _, d := range sum.Deviations {
+				assert.Contains(t, d.Path, "createdAt", "%+v", d)
+				assert.Contains(t, want.ids, d.PostID, "%+v", d)
+				assert.False(t, d.Dropped, "%+v", d)
+			}
+
+			// Page by page: each page that holds an odd post says so.
+			var pageDevs int
+			for page, err := range tolerant.PostsPages(context.Background(), &ugc.PostsParams{Limit: 10}, mode.opts...) {
+				require.NoError(t, err)
+				for _, d := range page.Deviations {
+					pageDevs++
+					assert.True(t, slices.ContainsFunc(page.Nodes, func(p ugc.Post) bool { return p.ID == d.PostID }),
+						"a page's deviation names one of its posts: %+v", d)
+				}
+			}
+			assert.Positive(t, pageDevs)
+
+			strict := walkAll(srv.Client().AllPosts(context.Background(), &ugc.PostsParams{Limit: 10}, mode.opts...))
+			var de *ugc.DecodeError
+			assert.ErrorAs(t, strict.err, &de, "a strict client refuses the odd post")
+		})
+	}
+}
+
+// TestFakeRulesBrokenBodiesOnOneEndpoint: JSON cut short behind complete
+// framing, or a body cut short on the wire, on every request of the
+// gallery endpoint ends a gallery walk with a decoding error after the
+// retries, while the posts walk on the same server is untouched.
+func TestFakeRulesBrokenBodiesOnOneEndpoint(t *testing.T) {
+	t.Parallel()
+	for _, f := range []ugctest.Fault{ugctest.CutJSON(), ugctest.TruncateBody()} {
+		for _, mode := range iterModes {
+			t.Run(fmt.Sprintf("%v/%s", f.Kind, mode.name), func(t *testing.T) {
+				t.Parallel()
+				srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(80, 11)))
+				wantPosts := walkAll(srv.Client().AllPosts(context.Background(), &ugc.PostsParams{Limit: 20}))
+				require.NoError(t, wantPosts.err)
+				srv.ResetRequests()
+				srv.AddRule(ugctest.Rule{Name: "broken-gallery", Endpoint: ugctest.EndpointGallery, Fault: f})
+
+				gallery := walkAll(srv.Client().AllGalleryPosts(context.Background(), "summer", nil, mode.opts...))
+				require.Error(t, gallery.err)
+				assert.Empty(t, gallery.ids)
+				var de *ugc.DecodeError
+				if assert.ErrorAs(t, gallery.err, &de) {
+					assert.Equal(t, ugc.DefaultRetryMax+1, de.Attempts, "retried, then given up")
+					assert.Contains(t, de.Endpoint, "/v1/galleries/summer/posts")
+				}
+				assert.Contains(t, gallery.err.Error(), "/v1/galleries/summer/posts", "the error names the endpoint")
+				assert.NotContains(t, gallery.err.Error(), srv.APIKey)
+
+				posts := walkAll(srv.Client().AllPosts(context.Background(), &ugc.PostsParams{Limit: 20}, mode.opts...))
+				require.NoError(t, posts.err)
+				assertIDs(t, wantPosts.ids, posts.ids, "the posts walk is untouched")
+
+				galleryReqs := 0
+				for _, r := range srv.Requests() {
+					if strings.HasPrefix(r.Path, "/v1/galleries/") {
+						galleryReqs++
+						assert.Equal(t, f.Kind, r.Fault, "%s", r.Path)
+					} else {
+						assert.Zero(t, r.Fault, "%s?%s", r.Path, r.RawQuery)
+					}
+				}
+				assert.GreaterOrEqual(t, galleryReqs, ugc.DefaultRetryMax+1)
+				assert.Equal(t, galleryReqs, srv.Rules()[0].Fired)
+			})
+		}
+	}
+}
+
+// TestFakeRulesMatchByQuery: a rule matched by Query fires only on the
+// requests that carry that parameter value (or, listed with no values, the
+// parameter at all).
+func TestFakeRulesMatchByQuery(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		query url.Values
+	}{
+		{"value", url.Values{"include": {"labels"}}},
+		{"present", url.Values{"include": nil}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(70, 5)))
+			srv.AddRule(ugctest.Rule{Name: "labels-only", Query: tc.query, Times: 3, Fault: ugctest.InternalError()})
+			c := srv.Client()
+
+			plain := walkAll(c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}))
+			require.NoError(t, plain.err)
+			require.Len(t, plain.ids, 70)
+			for _, r := range srv.Requests() {
+				assert.Zero(t, r.Fault, "no include: the rule stays out (%s)", r.RawQuery)
+			}
+			require.Zero(t, srv.Rules()[0].Matched)
+
+			var sum ugc.WalkSummary
+			labels := walkAll(c.AllPosts(context.Background(),
+				&ugc.PostsParams{Limit: 25, Include: []ugc.Include{ugc.IncludeLabels}}, ugc.WithSummary(&sum)))
+			require.NoError(t, labels.err)
+			assertIDs(t, plain.ids, labels.ids, "recovered after the retries")
+			assert.Equal(t, 3, sum.Retries)
+
+			faulted := 0
+			for _, r := range srv.Requests() {
+				if r.Fault != 0 {
+					faulted++
+					assert.Equal(t, "labels", r.Query.Get("include"), "fired on %s", r.RawQuery)
+					assert.Equal(t, "labels-only", r.Rule)
+					assert.Equal(t, http.StatusInternalServerError, r.Status)
+				}
+			}
+			assert.Equal(t, 3, faulted)
+			st := srv.Rules()[0]
+			assert.Equal(t, 3, st.Fired)
+			assert.True(t, st.Done)
+		})
+	}
+}
+
+// isSubsequence reports whether sub's elements appear in list in the same
+// order.
+func isSubsequence(list, sub []string) bool {
+	i := 0
+	for _, s := range list {
+		if i < len(sub) && sub[i] == s {
+			i++
+		}
+	}
+	return i == len(sub)
+}
+
+// TestFakeRulesKnownBugDisplacedLastPageIsASilentGap (SDK): a server that
+// ignores skip once, on the request for the last page, answers the first
+// page with the last page's count and a null next. The walk finds its
+// anchor on that page, away from where it asked, takes the posts after it
+// as new, sets its position as if the page were where it asked, and ends
+// without an error: 6 of the 10 posts of a list whose count never changed.
+func TestFakeRulesKnownBugDisplacedLastPageIsASilentGap(t *testing.T) {
+	if !knownBugs {
+		t.Skip("known SDK bug; set UGC_KNOWN_BUGS=1 to run")
+	}
+	t.Parallel()
+	srv := ugctest.NewServer(t) // the default dataset: 10 inbox posts
+	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, After: 1, Times: 1, Fault: ugctest.IgnoreSkip()})
+	var sum ugc.WalkSummary
+	got := walkAll(srv.Client().AllInbox(context.Background(), &ugc.InboxParams{Limit: 5},
+		ugc.WithPrefetch(false), ugc.WithSummary(&sum)))
+	t.Logf("%d posts, err %v, summary %+v", len(got.ids), got.err, sum)
+	if got.err == nil {
+		assert.Len(t, got.ids, 10, "a walk without error yields every post")
+	}
+}
+
+// TestFakeRulesKnownBugCutJSONInsideALiteralIsNotRetried (SDK): a 2xx body
+// cut short inside a literal ("fals") is read as a syntax error ("invalid
+// value"), not as JSON cut short, so it is not retried as a cut body is.
+func TestFakeRulesKnownBugCutJSONInsideALiteralIsNotRetried(t *testing.T) {
+	if !knownBugs {
+		t.Skip("known SDK bug; set UGC_KNOWN_BUGS=1 to run")
+	}
+	t.Parallel()
+	// The first half of this page ends in `"fromSocial":fals`.
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(225, 1014)))
+	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointGallery, Times: 1, Fault: ugctest.CutJSON()})
+	_, err := srv.Client().GalleryPosts(context.Background(), "videos", &ugc.GalleryPostsParams{Limit: 7, Skip: 8})
+	assert.NoError(t, err, "retried like any body cut short")
+}
+
+// TestFakeRulesKnownBugFakeStalePage (ugctest): StalePage cannot be
+// installed: faultKinds, "one past the last kind", equals FaultStalePage.
+func TestFakeRulesKnownBugFakeStalePage(t *testing.T) {
+	if !knownBugs {
+		t.Skip("known ugctest bug; set UGC_KNOWN_BUGS=1 to run")
+	}
+	t.Parallel()
+	h, err := ugctest.NewHandler(nil, "key")
+	require.NoError(t, err)
+	_, err = h.AddRule(ugctest.Rule{Fault: ugctest.StalePage(-3)})
+	assert.NoError(t, err)
+}
+
+// TestFakeRulesKnownBugFakeEscapedListPaths (ugctest): EscapedNext writes
+// "/v1/%70osts" and "/v1/%69nbox", which the fake itself answers 404.
+func TestFakeRulesKnownBugFakeEscapedListPaths(t *testing.T) {
+	if !knownBugs {
+		t.Skip("known ugctest bug; set UGC_KNOWN_BUGS=1 to run")
+	}
+	t.Parallel()
+	assert.True(t, fakeServesEscapedLists(), "the fake serves the links it writes")
+}
+
+// TestFakeRulesKnownBugShuffledPagesAreAnEndlessWalk (SDK): with pages of
+// one post (limit 1, so each request after the first asks for 2 to hold
+// the anchor) shuffled on every request after the first, the walk yields
+// one post and then re-anchors forever (thousands of requests a second, in
+// every mode) instead of ending with ErrStalled or a DriftError.
+func TestFakeRulesKnownBugShuffledPagesAreAnEndlessWalk(t *testing.T) {
+	if !knownBugs {
+		t.Skip("known SDK bug; set UGC_KNOWN_BUGS=1 to run")
+	}
+	t.Parallel()
+	srv := ugctest.NewServer(t) // the default dataset: 10 inbox posts
+	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, After: 1, Fault: ugctest.ShuffledPage(2099157559447372438)})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var sum ugc.WalkSummary
+	got := walkAll(srv.Client().AllInbox(ctx, &ugc.InboxParams{Limit: 1}, ugc.WithPrefetch(false), ugc.WithSummary(&sum)))
+	t.Logf("%d posts, err %v, %d requests, %d re-anchors", len(got.ids), got.err, sum.Requests, sum.Reanchors)
+	assert.NotErrorIs(t, got.err, context.DeadlineExceeded, "the walk ends by itself")
+}
+
+// TestFakeRulesKnownBugEndEarlyIsASilentGap (SDK): an empty last page
+// (EndEarly(0)) that the walk reads again, then a page holding only the
+// anchor with a null next (EndEarly(1)), end the walk without an error
+// after 5 of the 10 posts of a list whose count never changed (the summary
+// reports a shortfall of 5: the first page not where it was asked for
+// marked the list as changed, which excuses the shortfall).
+func TestFakeRulesKnownBugEndEarlyIsASilentGap(t *testing.T) {
+	if !knownBugs {
+		t.Skip("known SDK bug; set UGC_KNOWN_BUGS=1 to run")
+	}
+	t.Parallel()
+	srv := ugctest.NewServer(t) // the default dataset: 10 inbox posts
+	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, After: 1, Times: 1, Fault: ugctest.EndEarly(0)})
+	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, After: 2, Times: 1, Fault: ugctest.EndEarly(1)})
+	var sum ugc.WalkSummary
+	got := walkAll(srv.Client().AllInbox(context.Background(), &ugc.InboxParams{Limit: 3},
+		ugc.WithPrefetch(false), ugc.WithSummary(&sum)))
+	t.Logf("%d posts, err %v, summary %+v", len(got.ids), got.err, sum)
+	if got.err == nil {
+		assert.Len(t, got.ids, 10, "a walk without error yields every post")
+	}
+}
