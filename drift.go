@@ -75,7 +75,7 @@ type cursor struct {
 	count    int  // count of the first page; -1 before it
 	last     int  // count of the last page
 	placed   int  // count of the last page placed
-	changed  bool // the count changed, or posts yielded were gone from where they were
+	changed  bool // the count changed, or posts yielded were found removed
 	// unanchored is set when requests no longer start at the anchor (a
 	// server whose pages hold one post): pages are then taken as they come.
 	unanchored bool
@@ -150,18 +150,23 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 	case anchorAt >= 0:
 		p = placement{placed: true, from: anchorAt + 1, moved: anchorAt != expected}
 		p.suspect = p.moved && sameCount
+		// Moved with the count changed, or on a resumed walk's first
+		// page (the list may have changed between the runs): drift.
+		c.changed = c.changed || p.moved && !sameCount
 	case latest >= 0 && (latest+gap < len(page.Nodes) || page.Next == ""):
 		// The page reaches past where the anchor would be, after the
 		// latest post it holds: the anchor and the posts yielded after
 		// that one were removed.
 		p = placement{placed: true, from: latest + 1, moved: true}
+		c.changed = true
 	default:
 		p = placement{moved: true}
 	}
+	// A page not where it was asked for, or one that holds none of the
+	// posts yielded, is no sign of change by itself (a misbehaving server
+	// sends such pages too): should the walk end short of the count, that
+	// is an error, not drift.
 	if p.moved {
-		// A suspect page is no sign of change by itself: should the walk
-		// end short of the count, that is an error, not drift.
-		c.changed = c.changed || !p.suspect
 		if c.policy == DriftFail {
 			return placement{}, c.driftError(fmt.Sprintf("post %s is not where it was (page at skip %d)", c.anchor, skip), "")
 		}
