@@ -71,11 +71,15 @@ type cursor struct {
 	seq      map[uint64]int // hash of each yielded post's ID: the order it was yielded in, from 1
 	anchor   string         // ID of the last post yielded; "" before the first
 	yielded  int
-	pos      int  // where the post after the anchor stands in the list, as the last page showed
-	count    int  // count of the first page; -1 before it
-	last     int  // count of the last page
-	placed   int  // count of the last page placed
-	changed  bool // the count changed, or posts yielded were found removed
+	pos      int // where the post after the anchor stands in the list, as the last page showed
+	count    int // count of the first page; -1 before it
+	last     int // count of the last page
+	placed   int // count of the last page placed
+	// grown is how many posts the list gained while the walk went on: the
+	// sum of the rises of its count from page to page, and on a resumed
+	// walk how far its first page found the anchor moved on. Posts added
+	// behind the walk are not owed to it; no other shortfall is excused.
+	grown int
 	// unanchored is set when requests no longer start at the anchor (a
 	// server whose pages hold one post): pages are then taken as they come.
 	unanchored bool
@@ -118,14 +122,13 @@ type placement struct {
 func (c *cursor) place(skip int, page *Page) (placement, error) {
 	// sameCount: the list kept its count since the last page (unknown on
 	// a resumed walk's first page: the list may have changed between runs).
-	sameCount := c.count >= 0 && page.Count == c.last
-	if c.count < 0 {
+	known := c.count >= 0
+	sameCount := known && page.Count == c.last
+	if !known {
 		c.count, c.last = page.Count, page.Count
 	}
 	shrank := page.Count < c.last
-	if page.Count != c.last {
-		c.changed = true
-	}
+	c.grown += max(0, page.Count-c.last)
 	c.last = page.Count
 	if c.policy == DriftFail && page.Count != c.count {
 		return placement{}, c.driftError("the count changed", "")
@@ -150,15 +153,16 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 	case anchorAt >= 0:
 		p = placement{placed: true, from: anchorAt + 1, moved: anchorAt != expected}
 		p.suspect = p.moved && sameCount
-		// Moved with the count changed, or on a resumed walk's first
-		// page (the list may have changed between the runs): drift.
-		c.changed = c.changed || p.moved && !sameCount
+		if !known && c.anchor != "" {
+			// A resumed walk: posts added before the anchor between the
+			// runs moved it on.
+			c.grown += max(0, anchorAt-expected)
+		}
 	case latest >= 0 && (latest+gap < len(page.Nodes) || page.Next == ""):
 		// The page reaches past where the anchor would be, after the
 		// latest post it holds: the anchor and the posts yielded after
 		// that one were removed.
 		p = placement{placed: true, from: latest + 1, moved: true}
-		c.changed = true
 	default:
 		p = placement{moved: true}
 	}

@@ -40,8 +40,9 @@ type WalkSummary struct {
 	DeviationCount int
 	// Shortfall is how many posts fewer than the last count (less the skip
 	// the walk started at) the walk yielded, when it reached the end of the
-	// list. On a list that did not change that is an error
-	// ([ErrIncomplete]); on one that changed it is only reported here.
+	// list. Up to the number of posts the list gained while it was walked
+	// (added behind the walk, they are not owed) it is only reported here;
+	// beyond, it is an error ([ErrIncomplete]).
 	Shortfall int
 }
 
@@ -66,10 +67,11 @@ func WithSummary(s *WalkSummary) IterOption {
 var ErrIncomplete = errors.New("ugc: the walk ended short of the list's count")
 
 // IncompleteError ends a walk that reached the end of the list (a null next
-// or an empty page) with fewer posts than the list's count said, or that
-// found no posts at all where that count says they are, while nothing
-// showed that the list changed: the server ended the list early, and the
-// posts it left out were never seen.
+// or an empty page) with fewer posts than the list's count said, by more
+// than the list gained while it was walked, or that found no posts at all
+// where an unchanged count says they are: the server ended the list early
+// or served pages from the wrong place, and the posts it left out were
+// never seen.
 type IncompleteError struct {
 	Endpoint string
 	Count    int // the count of the last page

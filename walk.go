@@ -142,7 +142,7 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page, isFirst bo
 	out := &Page{Count: page.Count, Nodes: nodes, Deviations: devs}
 	w.noteDeviations(out)
 
-	next := w.judgeNext(ctx, req, page, len(nodes) > 0)
+	next := w.judgeNext(ctx, req, page)
 	switch {
 	case len(nodes) > 0:
 		w.stale = 0
@@ -154,9 +154,11 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page, isFirst bo
 		w.overlap, w.cur.unanchored = 0, true
 	case !p.moved && page.Count <= w.cur.pos:
 		next.u = nil // nothing new where asked, and the count says the list is done
-	case p.moved:
-		// Nothing new, and not where it was asked for: twice in a row is
-		// a server that does not move on (it ignores skip, say).
+	default:
+		// Nothing new where the count says posts follow: twice in a row
+		// is a server that does not move on (it ignores skip, serves
+		// pages in another order, ...), whether or not the page was
+		// where it was asked for.
 		if w.stale++; w.stale >= 2 {
 			return nil, nextLink{}, fmt.Errorf("%w: 2 pages in a row brought no new post (%s, skip %d); the server may ignore skip", ErrStalled, req.u.Path, req.skip)
 		}
@@ -214,7 +216,7 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 // and returns where the walk goes on (u nil at the end). A short page that
 // ends the list while the count says more posts follow is read on from
 // where its posts ended.
-func (w *walk) judgeNext(ctx context.Context, req pageRequest, page *Page, brought bool) nextLink {
+func (w *walk) judgeNext(ctx context.Context, req pageRequest, page *Page) nextLink {
 	next, err := w.c.resolveNext(req.u, page.Next)
 	short := sentNodes(page) < limitOf(req.u)
 	switch {
@@ -222,9 +224,10 @@ func (w *walk) judgeNext(ctx context.Context, req pageRequest, page *Page, broug
 		return nextLink{err: err}
 	case len(page.Nodes) == 0:
 		return nextLink{}
-	case next == nil && brought && short && w.cur.pos < page.Count:
+	case next == nil && short && w.cur.pos < page.Count:
 		// A server that advanced past posts it never sent; an empty
-		// answer ends the walk there.
+		// answer ends the walk there, and pages that bring nothing new
+		// end it as stalled.
 		w.sum.NextCorrected++
 		w.warn(ctx, "ugc: a short page ended the list before its count; reading on", req, page)
 		return nextLink{u: withParam(req.u, "skip", w.cur.pos)}
@@ -353,16 +356,18 @@ func (w *walk) noteDeviations(page *Page) {
 }
 
 // checkCount compares, at the end of the list, the posts yielded with the
-// count: a shortfall on a list that did not change is an error, one on a
-// list that changed is in the summary. Nodes dropped because they could not
-// be posts were reported as deviations and are not a shortfall.
+// count. Posts the list gained while the walk went on may have been added
+// behind it and are not owed; any shortfall beyond them is an error (a
+// server that ended the list early or served pages from the wrong place).
+// Nodes dropped because they could not be posts were reported as deviations
+// and are not a shortfall.
 func (w *walk) checkCount() error {
 	want := w.cur.last - w.start - w.dropped
 	if w.sum.Posts >= want {
 		return nil
 	}
 	w.sum.Shortfall = want - w.sum.Posts
-	if w.cur.changed {
+	if w.sum.Shortfall <= w.cur.grown {
 		return nil
 	}
 	return &IncompleteError{Endpoint: w.cur.endpoint, Count: w.cur.last, Skip: w.start, Posts: w.sum.Posts}
