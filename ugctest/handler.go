@@ -257,7 +257,10 @@ func write(w http.ResponseWriter, resp response, f Fault) {
 		return
 	}
 	body := resp.body
-	if f.Kind == FaultCutJSON {
+	switch {
+	case resp.status == http.StatusNoContent || resp.status == http.StatusNotModified:
+		body = nil // a Respond fault's: these statuses carry no body
+	case f.Kind == FaultCutJSON:
 		body = body[:len(body)/2]
 	}
 	hdr := w.Header()

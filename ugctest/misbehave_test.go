@@ -256,3 +256,12 @@ func TestPageFaultsOnAFilteredList(t *testing.T) {
 	assert.Equal(t, want, ids(t, page(t, srv, q+"&skip=4")))
 	assert.Equal(t, first, ids(t, page(t, srv, q+"&skip=4")))
 }
+
+func TestRespondWithoutABody(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t)
+	srv.AddRule(ugctest.Rule{Times: 1, Fault: ugctest.Respond(http.StatusNoContent, "ignored")})
+	a := get(t, srv, "/v1/posts")
+	assert.Equal(t, http.StatusNoContent, a.status)
+	assert.Empty(t, a.body)
+}
