@@ -414,6 +414,13 @@ func (h *Handler) serve(dst []byte, r *http.Request, keyValid bool, shape Fault)
 			p.market = mi
 		}
 	}
+	return h.servePage(dst, r, q, kind, gallery, p, shape)
+}
+
+// servePage answers a list request whose parameters are checked: the list
+// (a gallery, the inbox, the posts filtered or not), the page of it that
+// shape plans (the contract's, or a misbehaving server's), then its JSON.
+func (h *Handler) servePage(dst []byte, r *http.Request, q url.Values, kind int, gallery string, p pageRequest, shape Fault) response {
 	h.data.mu.RLock()
 	defer h.data.mu.RUnlock()
 	var (
@@ -454,25 +461,32 @@ func (h *Handler) serve(dst []byte, r *http.Request, keyValid bool, shape Fault)
 	}
 	dst = append(dst, `,"nodes":[`...)
 	for k := range pg.len() {
-		pos := pg.at(k)
 		if k > 0 {
 			dst = append(dst, ',')
 		}
-		start := len(dst)
-		if kind == routeInbox {
-			dst = append(dst, h.data.inbox[pos]...)
-		} else {
-			dst, err = h.data.appendPost(dst, refs[pos-base], p.market, p.labels)
-		}
-		if err == nil && pos == pg.odd {
-			dst, err = makeOdd(dst, start)
-		}
-		if err != nil {
+		if dst, err = h.appendNode(dst, kind, refs, pg.at(k)-base, p, pg.at(k) == pg.odd); err != nil {
 			return errorResponse(dst[:0], http.StatusInternalServerError, MsgInternal)
 		}
 	}
 	dst = append(dst, "]}"...)
 	return response{status: http.StatusOK, body: dst}
+}
+
+// appendNode appends the item at index i of the list: an inbox post, or
+// the post refs[i] localized and labelled as p asks; odd sends it with an
+// odd member (FaultOddPost).
+func (h *Handler) appendNode(dst []byte, kind int, refs []ref, i int, p pageRequest, odd bool) ([]byte, error) {
+	start := len(dst)
+	var err error
+	if kind == routeInbox {
+		dst = append(dst, h.data.inbox[i]...)
+	} else if dst, err = h.data.appendPost(dst, refs[i], p.market, p.labels); err != nil {
+		return dst, err
+	}
+	if odd {
+		return makeOdd(dst, start)
+	}
+	return dst, nil
 }
 
 // pageRequest is a list request's checked parameters.
