@@ -255,8 +255,9 @@ func TestAttemptTimeoutRetriesAStalledAttempt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, page.Nodes, 5)
 	// The stalled request is logged when its handler notices the client
-	// left, which may be after the retry: compare as a set.
-	require.Eventually(t, func() bool { return len(srv.Requests()) == 2 }, 10*time.Second, time.Millisecond,
+	// left, which may be after the retry (and, on a loaded machine under
+	// -race, seconds later): compare as a set.
+	require.Eventually(t, func() bool { return len(srv.Requests()) == 2 }, 30*time.Second, time.Millisecond,
 		"the stalled attempt and the retry")
 	var faults []ugctest.FaultKind
 	for _, r := range srv.Requests() {
