@@ -120,8 +120,9 @@ type placement struct {
 // another order than they were yielded mean the order changed: a
 // *DriftError.
 func (c *cursor) place(skip int, page *Page) (placement, error) {
-	// sameCount: the list kept its count since the last page (unknown on
-	// a resumed walk's first page: the list may have changed between runs).
+	// sameCount: the list kept its count since the last page; not known
+	// on a resumed walk's first page (the list may have changed between
+	// the runs).
 	known := c.count >= 0
 	sameCount := known && page.Count == c.last
 	if !known {
@@ -153,7 +154,7 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 	case anchorAt >= 0:
 		p = placement{placed: true, from: anchorAt + 1, moved: anchorAt != expected}
 		p.suspect = p.moved && sameCount
-		if !known && c.anchor != "" {
+		if !known {
 			// A resumed walk: posts added before the anchor between the
 			// runs moved it on.
 			c.grown += max(0, anchorAt-expected)
@@ -166,14 +167,12 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 	default:
 		p = placement{moved: true}
 	}
-	// A page not where it was asked for, or one that holds none of the
-	// posts yielded, is no sign of change by itself (a misbehaving server
-	// sends such pages too): should the walk end short of the count, that
-	// is an error, not drift.
-	if p.moved {
-		if c.policy == DriftFail {
-			return placement{}, c.driftError(fmt.Sprintf("post %s is not where it was (page at skip %d)", c.anchor, skip), "")
-		}
+	// Under DriftFail a page not where it was asked for fails the walk.
+	// Otherwise it is no sign of change by itself (a misbehaving server
+	// sends such pages too): only the rises of the count excuse a walk
+	// that ends short of it (see grown).
+	if p.moved && c.policy == DriftFail {
+		return placement{}, c.driftError(fmt.Sprintf("post %s is not where it was (page at skip %d)", c.anchor, skip), "")
 	}
 	return p, nil
 }
