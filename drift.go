@@ -107,7 +107,7 @@ type placement struct {
 	// suspect: moved, while the count says the list did not change. Such
 	// a page is more likely not the one asked for (a server that ignored
 	// skip, a lagging replica) than a list that gained and lost as many
-	// posts between two requests.
+	// posts between two requests: it is read again before it is believed.
 	suspect bool
 }
 
@@ -163,7 +163,7 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 		// The page reaches past where the anchor would be, after the
 		// latest post it holds: the anchor and the posts yielded after
 		// that one were removed.
-		p = placement{placed: true, from: latest + 1, moved: true}
+		p = placement{placed: true, from: latest + 1, moved: true, suspect: sameCount}
 	default:
 		p = placement{moved: true}
 	}

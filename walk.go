@@ -224,12 +224,13 @@ func (w *walk) judgeNext(ctx context.Context, req pageRequest, page *Page) nextL
 		return nextLink{err: err}
 	case len(page.Nodes) == 0:
 		return nextLink{}
-	case next == nil && short && w.cur.pos < page.Count:
-		// A server that advanced past posts it never sent; an empty
+	case next == nil && w.cur.pos < page.Count:
+		// The list ends before its count says: a server that advanced
+		// past posts it never sent, or ended early. Read on; an empty
 		// answer ends the walk there, and pages that bring nothing new
 		// end it as stalled.
 		w.sum.NextCorrected++
-		w.warn(ctx, "ugc: a short page ended the list before its count; reading on", req, page)
+		w.warn(ctx, "ugc: a page ended the list before its count; reading on", req, page)
 		return nextLink{u: withParam(req.u, "skip", w.cur.pos)}
 	case next == nil:
 		return nextLink{}
