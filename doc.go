@@ -85,8 +85,9 @@
 // next URL on another origin, on another endpoint, or that does not advance
 // skip is refused ([ErrBadNext]) after the posts of the page that carried it,
 // so the key never leaves the base URL's origin; pages that stop bringing
-// new posts end it with [ErrStalled]; a list that did not change but ended
-// short of its count ends it with [ErrIncomplete]. A context that ends stops
+// new posts end it with [ErrStalled]; a list that ends short of its count,
+// by more than it gained while walked, ends it with [ErrIncomplete]. A
+// context that ends stops
 // the loop at once, in the middle of a page too.
 //
 // # Reading pages: a tolerant reader

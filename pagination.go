@@ -137,7 +137,7 @@ func (c *Client) InboxPages(ctx context.Context, params *InboxParams, opts ...It
 // It yields an error once and stops: bad params; an API or decoding error
 // (after retries); a refused next link ([ErrBadNext]), after the posts of the
 // page that carried it; [ErrIncomplete] when the list ends short of its
-// count and nothing showed a change; [ErrStalled] when pages stop bringing
+// count by more than it gained while walked; [ErrStalled] when pages stop bringing
 // new posts; a [*DriftError] when the order changes (or at any change,
 // under [DriftFail]); or ctx.Err(), at once, even in the middle of a page.
 // [WithSummary] tells what the walk did. Breaking out of the loop ends all

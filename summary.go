@@ -24,8 +24,9 @@ type WalkSummary struct {
 	// ends the list, but following next is its first rule).
 	ShortPages int
 	// NextCorrected counts next links whose skip did not match the posts
-	// received (a server that advances by the limit on a short page); the
-	// walk read from where the posts ended instead.
+	// received (a server that advances by the limit on a short page), and
+	// null ones on a page that ended the list before its count; the walk
+	// read from where the posts ended instead.
 	NextCorrected int
 	// Reanchors counts pages whose posts were not where they were asked
 	// for (posts added or removed before them, or a wrong page from a

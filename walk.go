@@ -213,9 +213,9 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 }
 
 // judgeNext reads the next link of a placed page, reports what it forgave,
-// and returns where the walk goes on (u nil at the end). A short page that
-// ends the list while the count says more posts follow is read on from
-// where its posts ended.
+// and returns where the walk goes on (u nil at the end). A page that ends
+// the list while the count says more posts follow is read on from where its
+// posts ended.
 func (w *walk) judgeNext(ctx context.Context, req pageRequest, page *Page) nextLink {
 	next, err := w.c.resolveNext(req.u, page.Next)
 	short := sentNodes(page) < limitOf(req.u)
