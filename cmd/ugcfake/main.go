@@ -20,7 +20,8 @@
 // are those of the lists. The server accepts connections before this line
 // is written, so a test suite waits for it by reading the line.
 // Then one line per request goes to stderr (never the key). SIGINT or
-// SIGTERM shuts the server down cleanly, with exit status 0.
+// SIGTERM shuts the server down cleanly, with exit status 0, after a line
+// on stderr for each rule that never fired (unless it is optional).
 //
 // # Faults and data changes
 //
@@ -224,6 +225,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil {
 		_ = srv.Close()
+	}
+	// A suite that set up a failure and never saw it should know.
+	for _, r := range h.Rules() {
+		if r.Fired == 0 && !r.Rule.Optional {
+			logger.Printf("ugcfake: %s (%v) never fired: it matched %d requests", escapeLog(r.String()), r.Rule.Fault.Kind, r.Matched)
+		}
 	}
 	logger.Print("ugcfake: shut down")
 	return nil

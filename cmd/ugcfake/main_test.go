@@ -237,9 +237,16 @@ func TestCommandFaultsFromOutside(t *testing.T) {
 	_, err = c.Inbox(ctx, nil)
 	assert.NoError(t, err)
 
+	status, _ = controlCall(t, b, http.MethodPost, "/rules", `{"name":"never","endpoint":"gallery","fault":{"kind":"stall","stall":"1s"}}`)
+	require.Equal(t, http.StatusCreated, status)
+	status, _ = controlCall(t, b, http.MethodPost, "/rules", `{"name":"maybe","endpoint":"gallery","optional":true,"fault":{"kind":"stall","stall":"1s"}}`)
+	require.Equal(t, http.StatusCreated, status)
+
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	require.NoError(t, cmd.Wait())
 	assert.Contains(t, stderr.String(), `GET /v1/inbox?limit=25 500 key=true fault=internal-error rule="inbox down"`)
+	assert.Contains(t, stderr.String(), "ugcfake: never (stall) never fired: it matched 0 requests", "reported at shutdown")
+	assert.NotContains(t, stderr.String(), "maybe (stall) never fired", "unless optional")
 }
 
 func TestCommandRejectsABadRule(t *testing.T) {
