@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"path"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -155,20 +156,11 @@ func (r *rule) matches(in *incoming) bool {
 	}
 	for k, want := range r.Rule.Query {
 		got, ok := in.param(k)
-		if !ok || len(want) > 0 && !contains(want, got) {
+		if !ok || len(want) > 0 && !slices.Contains(want, got) {
 			return false
 		}
 	}
 	return !r.Rule.Fault.Kind.shapesPage() || in.keyValid
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // fire counts a matching request and reports whether the rule fires on it,
