@@ -75,11 +75,12 @@ type cursor struct {
 	count    int // count of the first page; -1 before it
 	last     int // count of the last page
 	placed   int // count of the last page placed
-	// grown is how many posts the list gained while the walk went on: the
-	// sum of the rises of its count from page to page, and on a resumed
-	// walk how far its first page found the anchor moved on. Posts added
-	// behind the walk are not owed to it; no other shortfall is excused.
-	grown int
+	// behind is how many posts were added behind the walk, as pages showed
+	// it: a post yielded found further on than asked, by no more than the
+	// count rose since the last page placed (on a resumed walk's first
+	// page, by as much as it moved). Those posts are not owed to the walk;
+	// no other shortfall is excused.
+	behind int
 	// unanchored is set when requests no longer start at the anchor (a
 	// server whose pages hold one post): pages are then taken as they come.
 	unanchored bool
@@ -129,7 +130,6 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 		c.count, c.last = page.Count, page.Count
 	}
 	shrank := page.Count < c.last
-	c.grown += max(0, page.Count-c.last)
 	c.last = page.Count
 	if c.policy == DriftFail && page.Count != c.count {
 		return placement{}, c.driftError("the count changed", "")
@@ -154,27 +154,39 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 	case anchorAt >= 0:
 		p = placement{placed: true, from: anchorAt + 1, moved: anchorAt != expected}
 		p.suspect = p.moved && sameCount
-		if !known {
-			// A resumed walk: posts added before the anchor between the
-			// runs moved it on.
-			c.grown += max(0, anchorAt-expected)
-		}
+		c.addedBehind(anchorAt-expected, page.Count, known)
 	case latest >= 0 && (latest+gap < len(page.Nodes) || page.Next == ""):
 		// The page reaches past where the anchor would be, after the
 		// latest post it holds: the anchor and the posts yielded after
 		// that one were removed.
 		p = placement{placed: true, from: latest + 1, moved: true, suspect: sameCount}
+		c.addedBehind(latest-(expected-gap), page.Count, known)
 	default:
 		p = placement{moved: true}
 	}
 	// Under DriftFail a page not where it was asked for fails the walk.
 	// Otherwise it is no sign of change by itself (a misbehaving server
-	// sends such pages too): only the rises of the count excuse a walk
-	// that ends short of it (see grown).
+	// sends such pages too): only posts added behind the walk excuse a
+	// walk that ends short of the count (see behind).
 	if p.moved && c.policy == DriftFail {
 		return placement{}, c.driftError(fmt.Sprintf("post %s is not where it was (page at skip %d)", c.anchor, skip), "")
 	}
 	return p, nil
+}
+
+// addedBehind notes a yielded post found moved places further on than
+// asked: posts added behind the walk, as many as the count rose since the
+// last page placed, at most. A page from the wrong place moves posts as
+// well, but not the count. On a resumed walk's first page (known false)
+// there is no count to compare with: the list changed between the runs.
+func (c *cursor) addedBehind(moved, count int, known bool) {
+	if moved <= 0 {
+		return
+	}
+	if known {
+		moved = min(moved, max(0, count-c.placed))
+	}
+	c.behind += moved
 }
 
 // scan finds the posts of a page that were yielded: the index of the latest
@@ -213,6 +225,11 @@ func (c *cursor) scan(page *Page) (latest, gap, anchorAt int, err error) {
 func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	latest, gap, _, err := c.scan(page)
 	last := max(page.Count-1, 0) // no read starts past the list's end
+	// A server whose pages are shorter than the limit shows only that
+	// many posts a read: search by what it shows.
+	if n := len(page.Nodes); n > 0 && n < limit {
+		limit = n
+	}
 	half := (limit - 1) / 2
 	if err == nil && latest >= 0 {
 		return min(max(skip+latest+gap-half, 0), last)

@@ -357,9 +357,9 @@ func (w *walk) noteDeviations(page *Page) {
 }
 
 // checkCount compares, at the end of the list, the posts yielded with the
-// count. Posts the list gained while the walk went on may have been added
-// behind it and are not owed; any shortfall beyond them is an error (a
-// server that ended the list early or served pages from the wrong place).
+// count. Posts added behind the walk, as the pages showed them, are not
+// owed; any shortfall beyond them is an error (a server that ended the list
+// early or served pages from the wrong place).
 // Nodes dropped because they could not be posts were reported as deviations
 // and are not a shortfall.
 func (w *walk) checkCount() error {
@@ -368,7 +368,7 @@ func (w *walk) checkCount() error {
 		return nil
 	}
 	w.sum.Shortfall = want - w.sum.Posts
-	if w.sum.Shortfall <= w.cur.grown {
+	if w.sum.Shortfall <= w.cur.behind {
 		return nil
 	}
 	return &IncompleteError{Endpoint: w.cur.endpoint, Count: w.cur.last, Skip: w.start, Posts: w.sum.Posts}

@@ -44,6 +44,51 @@ func TestShortfallEndsWithErrIncomplete(t *testing.T) {
 	}
 }
 
+// TestOnlyPostsAddedBehindExcuseAShortfall: three posts are added during
+// the walk, ahead of it (it yields them) or behind it (it finds the anchor
+// three places on). Those behind are not owed; any other shortfall, here a
+// post the count holds and the server never serves, is ErrIncomplete,
+// however much the list grew.
+func TestOnlyPostsAddedBehindExcuseAShortfall(t *testing.T) {
+	t.Parallel()
+	added := postIDs(103)[100:] // p0100..p0102, new
+	for _, mode := range iterModes {
+		for _, tc := range []struct {
+			name              string
+			at, unserved      int
+			shortfall         int
+			wantErrIncomplete bool
+		}{
+			{"ahead", 90, 0, 0, false},
+			{"ahead, one never served", 90, 1, 1, true},
+			{"behind", 0, 0, 3, false},
+			{"behind, one never served", 0, 1, 4, true},
+		} {
+			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
+				t.Parallel()
+				srv := newMisbehavingServer(t, "", postIDs(100))
+				srv.countDelta = tc.unserved
+				srv.mutate = func(n, _ int, ids []string) []string {
+					if n == 3 {
+						return slices.Insert(ids, tc.at, added...)
+					}
+					return ids
+				}
+				var s ugc.WalkSummary
+				got := walkAll(srv.client(t).AllPosts(context.Background(), &ugc.PostsParams{Limit: 10}, append(slices.Clone(mode.opts), ugc.WithSummary(&s))...))
+				assert.Equal(t, len(got.ids), len(uniq(got.ids)), "no post twice")
+				assert.Equal(t, tc.shortfall, s.Shortfall)
+				if tc.wantErrIncomplete {
+					require.ErrorIs(t, got.err, ugc.ErrIncomplete)
+					return
+				}
+				require.NoError(t, got.err)
+				assert.Subset(t, got.ids, postIDs(100), "every post present throughout")
+			})
+		}
+	}
+}
+
 // TestNoErrIncompleteWhenTheListChanged: a shortfall on a list whose count
 // changed during the walk is not ErrIncomplete (the posts removed account
 // for it).
