@@ -193,7 +193,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	)
 	if h.rules.active.Load() {
 		in := h.incoming(r, keyValid)
-		fault, ruleName, _ = h.rules.decide(&in)
+		fault, ruleName = h.rules.decide(&in)
 	}
 	if fault.Kind == FaultStall {
 		wait(r, fault.Stall)
@@ -206,11 +206,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	resp := h.answer((*bp)[:0], r, keyValid, fault)
 	*bp = resp.body[:0]
-	rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery, Header: loggedHeader(r.Header),
-		KeyValid: keyValid, Status: resp.status, Fault: fault.Kind, Rule: ruleName, Duration: time.Since(start)}
-	h.log.add(rec)
-	if h.onRequest != nil {
-		h.onRequest(rec)
+	if h.log.limit != 0 || h.onRequest != nil { // the record costs a parse of the query and a copy of the headers
+		rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery, Header: loggedHeader(r.Header),
+			KeyValid: keyValid, Status: resp.status, Fault: fault.Kind, Rule: ruleName, Duration: time.Since(start)}
+		h.log.add(rec)
+		if h.onRequest != nil {
+			h.onRequest(rec)
+		}
 	}
 	write(w, resp, fault)
 }

@@ -182,8 +182,8 @@ func (r *rule) fire() (Fault, bool) {
 	return r.Rule.Fault, true
 }
 
-// ruleSet holds a handler's rules. Safe for concurrent use; a handler
-// without rules pays one atomic load per request.
+// ruleSet holds a handler's rules. Safe for concurrent use; the handler
+// reads active, one atomic load, before it builds what decide matches.
 type ruleSet struct {
 	mu       sync.Mutex
 	active   atomic.Bool
@@ -281,25 +281,22 @@ func (s *ruleSet) statuses() []RuleStatus {
 	return out
 }
 
-// decide returns the fault for a request that just arrived, and the rule
-// that fired, if any.
-func (s *ruleSet) decide(in *incoming) (Fault, string, bool) {
-	if !s.active.Load() {
-		return Fault{}, "", false
-	}
+// decide returns the fault for a request that just arrived (a zero Fault:
+// none), and the name of the rule that fired.
+func (s *ruleSet) decide(in *incoming) (Fault, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.rules {
 		if r.matches(in) {
 			if f, ok := r.fire(); ok {
-				return f, r.String(), true
+				return f, r.String()
 			}
 		}
 	}
 	if r := s.fraction; r != nil {
 		if f, ok := r.fire(); ok {
-			return f, r.String(), true
+			return f, r.String()
 		}
 	}
-	return Fault{}, "", false
+	return Fault{}, ""
 }
