@@ -51,7 +51,7 @@ func main() {
 	if *checkpoint == "" {
 		*checkpoint = *out + ".checkpoint"
 	}
-	if err := refuseRedirect(os.Stdout); err != nil {
+	if err := refuseRedirect(os.Stdout, *out, *checkpoint); err != nil {
 		fmt.Fprintln(os.Stderr, "export:", err)
 		os.Exit(2)
 	}
@@ -86,15 +86,22 @@ func main() {
 	}
 }
 
-// refuseRedirect refuses to run with stdout sent to a file, as in the old
-// "go run ./examples/export > posts.jsonl": the job writes its own file, and
-// a shell redirect would empty the file it resumes on the next run.
-func refuseRedirect(stdout *os.File) error {
+// refuseRedirect refuses to run with stdout sent to the output or the
+// checkpoint file, as in the old "go run ./examples/export > posts.jsonl":
+// the job writes its own file, and the shell empties the file a redirect
+// names before the job could resume it. A redirect to any other file (a
+// log) is fine.
+func refuseRedirect(stdout *os.File, files ...string) error {
 	info, err := stdout.Stat()
 	if err != nil || !info.Mode().IsRegular() {
 		return nil
 	}
-	return errors.New("stdout is redirected to a file, which a rerun would empty before the job could resume it; the job writes its own file: run it with -out FILE and no redirect")
+	for _, name := range files {
+		if f, err := os.Stat(name); err == nil && os.SameFile(info, f) {
+			return fmt.Errorf("stdout is redirected to %s, which a rerun would empty before the job could resume it; the job writes that file itself: run it without the redirect", name)
+		}
+	}
+	return nil
 }
 
 func fail(err error) {

@@ -152,19 +152,26 @@ func (w *stoppingWriter) Write(p []byte) (int, error) {
 }
 
 // TestExportRefusesARedirectedStdout: run the old way, with stdout sent to
-// the file, the job stops at once with a clear error instead of letting a
-// rerun's redirect empty the file it resumes.
+// the output file, the job stops at once with a clear error instead of
+// letting a rerun's redirect empty the file it resumes; stdout sent to a log
+// file, a pipe or a terminal is fine.
 func TestExportRefusesARedirectedStdout(t *testing.T) {
 	t.Parallel()
-	f, err := os.Create(filepath.Join(t.TempDir(), "posts.jsonl"))
+	dir := t.TempDir()
+	out, logFile := filepath.Join(dir, "posts.jsonl"), filepath.Join(dir, "export.log")
+	f, err := os.Create(out)
 	require.NoError(t, err)
 	defer f.Close()
-	err = refuseRedirect(f)
+	err = refuseRedirect(f, out, out+".checkpoint")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "-out")
+	assert.Contains(t, err.Error(), "posts.jsonl")
+	log, err := os.Create(logFile)
+	require.NoError(t, err)
+	defer log.Close()
+	assert.NoError(t, refuseRedirect(log, out, out+".checkpoint"), "a log file is fine")
 	r, w, err := os.Pipe()
 	require.NoError(t, err)
 	defer r.Close()
 	defer w.Close()
-	assert.NoError(t, refuseRedirect(w), "a pipe or a terminal is fine")
+	assert.NoError(t, refuseRedirect(w, out), "a pipe or a terminal is fine")
 }
