@@ -76,7 +76,8 @@ type Rule struct {
 
 // RuleStatus is a rule with what it has done so far.
 type RuleStatus struct {
-	// ID identifies the rule for [Handler.RemoveRule].
+	// ID identifies the rule for [Handler.RemoveRule], and Rule is the
+	// rule as it was installed.
 	ID   int  `json:"id"`
 	Rule Rule `json:"rule"`
 	// Matched counts the requests the rule matched, Fired those it
