@@ -177,3 +177,72 @@ func snippet(b []byte) string {
 		return r
 	}, strings.ToValidUTF8(string(b), ""))
 }
+
+// ErrDrift matches a [*DriftError].
+var ErrDrift = errors.New("ugc: the list changed during iteration")
+
+// DriftError reports that a walk could not go on without risking a post
+// missed or repeated: the order of the list changed, or the walk could not
+// find again where it stood after the list changed. Under [DriftFail] it is
+// also any sign of change: a count that changed, or a page whose posts were
+// not where they were asked for.
+type DriftError struct {
+	Endpoint    string
+	CountBefore int    // count of the earlier pages
+	CountAfter  int    // count of the page that showed the change
+	RepeatedID  string // set when a post came back out of order
+	Reason      string // what was seen, in words
+}
+
+// Error says what changed.
+func (e *DriftError) Error() string {
+	msg := fmt.Sprintf("ugc: %s changed during iteration", e.Endpoint)
+	switch {
+	case e.Reason != "":
+		msg += ": " + e.Reason
+	case e.RepeatedID != "":
+		msg += fmt.Sprintf(": post %s came back on a later page", e.RepeatedID)
+	}
+	return msg + fmt.Sprintf(" (count %d, then %d)", e.CountBefore, e.CountAfter)
+}
+
+// Is reports whether target is [ErrDrift].
+func (e *DriftError) Is(target error) bool { return target == ErrDrift }
+
+// ErrStalled matches the error that ends a walk which stopped making
+// progress: two pages in a row that moved it on by no post and no node
+// (a server that ignores skip and writes no next link that helps, say).
+var ErrStalled = errors.New("ugc: the walk makes no progress")
+
+// ErrBadNext matches an error for a next URL the client refuses to follow:
+// one on another origin (the API key would go there), on another endpoint,
+// or one that does not advance skip (an endless loop).
+var ErrBadNext = errors.New("ugc: refused next URL")
+
+// ErrIncomplete matches an [*IncompleteError].
+var ErrIncomplete = errors.New("ugc: the walk ended short of the list's count")
+
+// IncompleteError ends a walk that reached the end of the list (a null next
+// or an empty page) with fewer posts than the list's count said, by more
+// than the list gained while it was walked, or that found no posts at all
+// where an unchanged count says they are: the server ended the list early
+// or served pages from the wrong place, and the posts it left out were
+// never seen.
+type IncompleteError struct {
+	Endpoint string
+	Count    int // the count of the last page
+	Skip     int // where the walk started
+	Posts    int // posts yielded
+}
+
+// Error says how many posts the count promised and how many came.
+func (e *IncompleteError) Error() string {
+	msg := fmt.Sprintf("ugc: %s ended after %d posts, but its count is %d", e.Endpoint, e.Posts, e.Count)
+	if e.Skip > 0 {
+		msg += fmt.Sprintf(" (the walk started at skip %d)", e.Skip)
+	}
+	return msg
+}
+
+// Is reports whether target is [ErrIncomplete].
+func (e *IncompleteError) Is(target error) bool { return target == ErrIncomplete }

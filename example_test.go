@@ -215,10 +215,11 @@ func ExampleClient_AllPosts() {
 	// requests: 3
 }
 
-// A batch job that checkpoints page.Next after each page it has handled,
-// and a later run that resumes from the checkpoint with ResumeFrom. The
-// next URL carries every parameter of the first request, so the resumed
-// walk needs no params.
+// A batch job that saves page.Checkpoint after each page it has handled,
+// and a later run that resumes from it with ResumeFrom. The checkpoint's
+// URL carries every parameter of the first request, so the resumed walk
+// needs no params; its After is the last post handled, by which the resumed
+// walk places itself.
 func ExampleClient_PostsPages() {
 	baseURL, _, stop := startFakeAPI("test-key")
 	defer stop()
@@ -229,20 +230,20 @@ func ExampleClient_PostsPages() {
 	ctx := context.Background()
 
 	// The first run handles two pages, saves its checkpoint, and stops.
-	var checkpoint string
+	var checkpoint ugc.Checkpoint
 	handled := 0
 	for page, err := range client.PostsPages(ctx, &ugc.PostsParams{Limit: 10}) {
 		if err != nil {
 			log.Fatal(err)
 		}
 		handled += len(page.Nodes)
-		checkpoint = page.Next // in a real job: write it to durable storage
+		checkpoint = page.Checkpoint // in a real job: write it to durable storage
 		fmt.Printf("run 1: page of %d, %d of %d done\n", len(page.Nodes), handled, page.Count)
 		if handled == 20 {
 			break // the job is interrupted
 		}
 	}
-	u, err := url.Parse(checkpoint)
+	u, err := url.Parse(checkpoint.URL)
 	if err != nil {
 		log.Fatal(err)
 	}

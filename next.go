@@ -1,18 +1,12 @@
 package ugc
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 )
-
-// ErrBadNext matches an error for a next URL the client refuses to follow:
-// one on another origin (the API key would go there), on another endpoint,
-// or one that does not advance skip (an endless loop).
-var ErrBadNext = errors.New("ugc: refused next URL")
 
 // resolveNext reads the next link of a page answered for the request u: a
 // relative reference is resolved against u (RFC 3986), then it must be on

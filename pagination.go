@@ -17,64 +17,82 @@ type iterOptionFunc func(*iterConfig)
 func (f iterOptionFunc) applyIter(c *iterConfig) { f(c) }
 
 type iterConfig struct {
-	prefetch    bool
-	concurrency int
-	drift       DriftPolicy
-	resume      string
-	resumeAfter string // ID of the last post handled before the checkpoint
-	summary     *WalkSummary
-	call        []CallOption // applied to each request of the walk
+	// readAhead is how many requests may be in flight while the caller
+	// handles a page: 0 sequential, 1 prefetch (on one connection, the
+	// default), n parallel.
+	readAhead int
+	drift     DriftPolicy
+	resume    Checkpoint
+	summary   *WalkSummary
+	call      []CallOption // applied to each request of the walk
+	err       error        // an option given a value it cannot take
 }
+
+// MaxConcurrency is the most requests a parallel walk keeps in flight; a
+// larger [WithConcurrency] is refused.
+const MaxConcurrency = 64
 
 // WithPrefetch turns prefetching on or off. With it on (the default), the
 // next page is already in flight while the caller handles the current one,
-// so a consumer that does work per page pays for the network only once; and
-// the request after it, foreseen as if the next page is full, goes out on
-// the same connection as soon as the next page's body has arrived, so that
-// it travels while that page decodes. One request is on the wire at a
-// time. The cost is at most two requests whose pages are thrown away: when
-// the loop breaks, or when a page proves the foreseen request wrong.
+// so a consumer that does work per page pays for the network only once; the
+// request after it, foreseen as the server's pages have been so far, goes
+// out on the same connection as soon as the next page's body has arrived,
+// so that it travels while that page decodes. One request is on the wire at
+// a time. A foreseen request that a page proves wrong is cancelled at once;
+// it costs at most one request whose page is thrown away, and when the loop
+// breaks, one more.
 //
-// It is on by default because it costs nothing measurable otherwise: in
-// BENCHMARKS.md a walk of 800 pages with 10 ms of latency takes about the
-// time of a hand-written loop with an instant consumer, and 1.9 times less
-// than it with a consumer that spends 10 ms per page.
-func WithPrefetch(on bool) IterOption { return iterOptionFunc(func(c *iterConfig) { c.prefetch = on }) }
+// It is on by default because it costs nothing measurable otherwise: see
+// BENCHMARKS.md.
+func WithPrefetch(on bool) IterOption {
+	return iterOptionFunc(func(c *iterConfig) {
+		c.readAhead = 0
+		if on {
+			c.readAhead = 1
+		}
+	})
+}
 
 // WithConcurrency fetches pages in parallel, with at most n requests in
-// flight (n < 2 means sequential). Posts are still yielded in the sequential
-// order and memory is bounded by n pages.
+// flight (n < 2 means sequential; more than [MaxConcurrency] is an error
+// that matches [ErrInvalidParams], yielded before any request). Posts are
+// still yielded in the sequential order and memory is bounded by n pages.
 //
-// Parallel mode departs from the contract's advice to follow next: after the
-// first page it builds the following pages' URLs from the first next URL,
-// changing only skip, up to the first page's count; each page starts one
-// post before the end of the one before it, so every boundary between pages
-// is checked as in a sequential walk, and only a broken boundary (the list
-// changed between the two reads) is read again. If the list grows
-// meanwhile, the walk goes on by following next from the last planned page.
-// The guarantee of [DriftRepair] holds in parallel mode too.
+// Each request is the one a sequential walk would send if every page
+// before it were full, as the server's pages have been so far; each starts
+// at the last post of the page before it, so every boundary between pages
+// is checked as in a sequential walk. A page that proves the requests after
+// it wrong (a short page, a list that changed) has them cancelled and sent
+// again from where the walk stands. The guarantees of a sequential walk
+// hold in parallel mode too.
 func WithConcurrency(n int) IterOption {
-	return iterOptionFunc(func(c *iterConfig) { c.concurrency = n })
+	return iterOptionFunc(func(c *iterConfig) {
+		switch {
+		case n > MaxConcurrency:
+			c.err = fmt.Errorf("%w: WithConcurrency(%d): at most %d requests in flight", ErrInvalidParams, n, MaxConcurrency)
+		case n < 2:
+			c.readAhead = 0
+		default:
+			c.readAhead = n
+		}
+	})
 }
 
 // WithDrift sets the drift policy; the default is [DriftRepair].
 func WithDrift(p DriftPolicy) IterOption { return iterOptionFunc(func(c *iterConfig) { c.drift = p }) }
 
-// ResumeFrom starts the walk at a next URL saved from an earlier [Page]
-// (a checkpoint), instead of at the first page. The URL carries every
-// parameter of the original request, so the call's params are not used; it
-// must be for the same endpoint, on the client's origin.
-func ResumeFrom(next string) IterOption {
-	return iterOptionFunc(func(c *iterConfig) { c.resume = next })
-}
-
-// ResumeAfter is [ResumeFrom] for a checkpoint that also saved the ID of
-// the last post handled before it. The walk then starts one post earlier
-// and places its first page by that post, as it places every page, so the
+// ResumeFrom starts the walk at a checkpoint saved from an earlier walk
+// ([Page.Checkpoint] or [WalkSummary.Checkpoint]) instead of at the first
+// page. The checkpoint's URL carries every parameter of the original
+// request, so the call's params are not used; it must be for the same
+// endpoint, on the client's origin. The walk starts at the checkpoint's
+// post and places its first page by it, as it places every page, so the
 // resumed walk neither repeats nor skips a post when posts were added or
-// removed between the two runs.
-func ResumeAfter(next, lastPostID string) IterOption {
-	return iterOptionFunc(func(c *iterConfig) { c.resume, c.resumeAfter = next, lastPostID })
+// removed between the two runs; a checkpoint taken after the last page
+// yields only the posts added since. A checkpoint with an After but no URL
+// reads from the first page, passing over the posts up to After.
+func ResumeFrom(cp Checkpoint) IterOption {
+	return iterOptionFunc(func(c *iterConfig) { c.resume = cp })
 }
 
 // NextPage fetches the page at a next URL given by an earlier page, for a job
@@ -162,39 +180,40 @@ func (c *Client) AllInbox(ctx context.Context, params *InboxParams, opts ...Iter
 func (c *Client) pages(ctx context.Context, first func() (*url.URL, error), opts []IterOption) iter.Seq2[*Page, error] {
 	cfg := newIterConfig(opts)
 	return func(yield func(*Page, error) bool) {
-		w, req, err := c.newWalk(ctx, first, cfg)
+		w, err := c.newWalk(ctx, first, cfg)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		w.run(ctx, req, yield)
+		w.run(ctx, yield)
 	}
 }
 
 // posts returns the post iterator shared by every list: the pages' posts,
 // one by one. A context that ends stops it at once, in the middle of a page
-// too; the summary counts the posts the caller was given.
+// too; the summary counts the posts the caller was given, and its
+// checkpoint stands after the last of them.
 func (c *Client) posts(ctx context.Context, first func() (*url.URL, error), opts []IterOption) iter.Seq2[Post, error] {
 	cfg := newIterConfig(opts)
 	return func(yield func(Post, error) bool) {
-		w, req, err := c.newWalk(ctx, first, cfg)
+		w, err := c.newWalk(ctx, first, cfg)
 		if err != nil {
 			yield(Post{}, err)
 			return
 		}
-		w.run(ctx, req, func(page *Page, err error) bool {
+		w.run(ctx, func(page *Page, err error) bool {
 			if err != nil {
 				yield(Post{}, err)
 				return false
 			}
 			for i := range page.Nodes {
 				if err := ctx.Err(); err != nil {
-					w.sum.Posts -= len(page.Nodes) - i
+					w.record(event{kind: evHandedOut, n: i})
 					yield(Post{}, err)
 					return false
 				}
 				if !yield(page.Nodes[i], nil) {
-					w.sum.Posts -= len(page.Nodes) - i - 1
+					w.record(event{kind: evHandedOut, n: i + 1})
 					return false
 				}
 			}
@@ -203,8 +222,17 @@ func (c *Client) posts(ctx context.Context, first func() (*url.URL, error), opts
 	}
 }
 
+// ahead is how many requests a walk keeps in flight beyond the one it
+// waits for: none sequential, one prefetching, n-1 in parallel.
+func (c iterConfig) ahead() int {
+	if c.readAhead == 1 {
+		return 1
+	}
+	return max(c.readAhead-1, 0)
+}
+
 func newIterConfig(opts []IterOption) iterConfig {
-	cfg := iterConfig{prefetch: true}
+	cfg := iterConfig{readAhead: 1}
 	for _, o := range opts {
 		if o != nil {
 			o.applyIter(&cfg)
@@ -213,32 +241,53 @@ func newIterConfig(opts []IterOption) iterConfig {
 	return cfg
 }
 
-// newWalk checks the walk's parameters and returns it with its first
-// request: the first page, or the page a ResumeFrom or ResumeAfter names.
-func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cfg iterConfig) (*walk, pageRequest, error) {
+// newWalk checks the walk's parameters and returns it, ready to send its
+// first request: the first page, or where a checkpoint stands.
+func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cfg iterConfig) (*walk, error) {
 	if ctx == nil {
-		return nil, pageRequest{}, fmt.Errorf("%w: nil context", ErrInvalidParams)
+		return nil, fmt.Errorf("%w: nil context", ErrInvalidParams)
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
 	}
 	u, err := first()
 	if err != nil {
-		return nil, pageRequest{}, err
+		return nil, err
 	}
-	if cfg.resume != "" {
-		resumed, err := c.parseNext(cfg.resume)
+	if cfg.resume.URL != "" {
+		resumed, err := c.parseNext(cfg.resume.URL)
 		if err != nil {
-			return nil, pageRequest{}, err
+			return nil, err
 		}
 		if !slices.Equal(pathSegments(resumed), pathSegments(u)) {
-			return nil, pageRequest{}, fmt.Errorf("%w: ResumeFrom URL is for %s, not %s: %s", ErrBadNext, resumed.Path, u.Path, segmentDiff(pathSegments(u), pathSegments(resumed)))
+			return nil, fmt.Errorf("%w: checkpoint URL is for %s, not %s: %s", ErrBadNext, resumed.Path, u.Path, segmentDiff(pathSegments(u), pathSegments(resumed)))
 		}
 		u = resumed
 	}
 	start := skipOf(u)
-	w := &walk{c: c, cfg: cfg, labels: wantsLabels(u), cur: newCursor(cfg.drift, u.Path, start), start: start, limit: limitOf(u), overlap: 1}
-	req := pageRequest{u: u, skip: start}
-	if cfg.resume != "" && cfg.resumeAfter != "" && start > 0 {
-		w.cur.resumeAfter(cfg.resumeAfter)
-		req = w.follow(nextLink{u: u})
+	w := &walk{c: c, cfg: cfg, labels: wantsLabels(u), cur: newCursor(cfg.drift, u.Path, start), start: start,
+		plan: newPlan(u, cfg.ahead())}
+	if cfg.resume.After != "" {
+		w.cur.resumeAfter(cfg.resume.After)
 	}
-	return w, req, nil
+	return w, nil
 }
+
+// DriftPolicy says what an iterator does when the list changes under it.
+type DriftPolicy int
+
+const (
+	// DriftRepair, the default, keeps the walk exactly-once while posts
+	// are added and removed: each page is placed by the last post already
+	// yielded, and when that post is not where it was, the walk finds it
+	// again (reading back if needed) and goes on after it. Every post that
+	// is in the list for the whole walk is yielded exactly once; a post
+	// added or removed meanwhile may or may not be. This holds as long as
+	// the list keeps a stable order (posts do not move); when the order
+	// changes, the walk ends with a [*DriftError].
+	DriftRepair DriftPolicy = iota
+	// DriftFail ends the iteration with a [*DriftError] at the first sign
+	// of change: a count that differs from the first page's, or a page whose
+	// posts are not where they were asked for.
+	DriftFail
+)

@@ -192,7 +192,8 @@ func TestPagesResumeFromACheckpoint(t *testing.T) {
 	ctx := context.Background()
 	want := storedIDs(t, c)
 
-	var checkpoint string
+	var checkpoint ugc.Checkpoint
+	var next string
 	var before []string
 	for page, err := range c.PostsPages(ctx, &ugc.PostsParams{Limit: 10}) {
 		require.NoError(t, err)
@@ -200,12 +201,12 @@ func TestPagesResumeFromACheckpoint(t *testing.T) {
 		for _, p := range page.Nodes {
 			before = append(before, p.ID)
 		}
-		checkpoint = page.Next
+		checkpoint, next = page.Checkpoint, page.Next
 		if len(before) == 30 {
 			break // the job "crashes" after saving the third page's next
 		}
 	}
-	require.NotEmpty(t, checkpoint)
+	require.NotEmpty(t, checkpoint.URL)
 	for _, mode := range iterModes {
 		t.Run(mode.name, func(t *testing.T) {
 			opts := append([]ugc.IterOption{ugc.ResumeFrom(checkpoint)}, mode.opts...)
@@ -214,13 +215,13 @@ func TestPagesResumeFromACheckpoint(t *testing.T) {
 		})
 	}
 
-	page, err := c.NextPage(ctx, checkpoint)
+	page, err := c.NextPage(ctx, next)
 	require.NoError(t, err)
 	assert.Equal(t, want[30:40], idsOf(page.Nodes))
 
 	for _, seq := range []func(func(ugc.Post, error) bool){
 		c.AllInbox(ctx, nil, ugc.ResumeFrom(checkpoint)),
-		c.AllPosts(ctx, nil, ugc.ResumeFrom("https://elsewhere.example/v1/posts?skip=10")),
+		c.AllPosts(ctx, nil, ugc.ResumeFrom(ugc.Checkpoint{URL: "https://elsewhere.example/v1/posts?skip=10"})),
 	} {
 		for _, err := range seq {
 			assert.ErrorIs(t, err, ugc.ErrBadNext)
@@ -228,12 +229,12 @@ func TestPagesResumeFromACheckpoint(t *testing.T) {
 	}
 }
 
-// TestResumeAfterSurvivesChangesBetweenRuns checkpoints a walk after 30
+// TestResumeSurvivesChangesBetweenRuns checkpoints a walk after 30
 // posts, then adds posts before the checkpoint and removes some on both
 // sides of it, and resumes with the last post's ID: every post present in
-// both runs comes exactly once over the two, where a plain ResumeFrom
-// would repeat the posts the insertions pushed past the checkpoint.
-func TestResumeAfterSurvivesChangesBetweenRuns(t *testing.T) {
+// both runs comes exactly once over the two, where resuming by position
+// alone would repeat the posts the insertions pushed past the checkpoint.
+func TestResumeSurvivesChangesBetweenRuns(t *testing.T) {
 	t.Parallel()
 	for _, mode := range iterModes {
 		t.Run(mode.name, func(t *testing.T) {
@@ -244,11 +245,11 @@ func TestResumeAfterSurvivesChangesBetweenRuns(t *testing.T) {
 			want := storedIDs(t, c)
 
 			var before []string
-			var checkpoint string
+			var checkpoint ugc.Checkpoint
 			for page, err := range c.PostsPages(ctx, &ugc.PostsParams{Limit: 10}, mode.opts...) {
 				require.NoError(t, err)
 				before = append(before, idsOf(page.Nodes)...)
-				checkpoint = page.Next
+				checkpoint = page.Checkpoint
 				if len(before) >= 30 {
 					break
 				}
@@ -257,7 +258,7 @@ func TestResumeAfterSurvivesChangesBetweenRuns(t *testing.T) {
 			srv.InsertPosts(3, extra...)
 			srv.RemovePosts(want[5], want[60])
 
-			after := collect(t, c.AllPosts(ctx, nil, append([]ugc.IterOption{ugc.ResumeAfter(checkpoint, before[len(before)-1])}, mode.opts...)...))
+			after := collect(t, c.AllPosts(ctx, nil, append([]ugc.IterOption{ugc.ResumeFrom(checkpoint)}, mode.opts...)...))
 			all := append(append([]string{}, before...), after...)
 			assert.Equal(t, uniq(all), all, "no post twice over the two runs")
 			for _, id := range want {

@@ -1,20 +1,23 @@
 package ugc
 
 import (
-	"errors"
-	"fmt"
+	"context"
+	"log/slog"
 )
 
 // WalkSummary is what a walk did, for a job that reports or checks it after
-// the loop: see [WithSummary].
+// the loop: see [WithSummary]. Each field that counts something the walk
+// forgave or repaired has a log line at Warn (the first of its kind in a
+// walk; the others at Debug) when the client has a logger.
 type WalkSummary struct {
 	// Pages is the number of pages yielded (each with at least one new post,
 	// and the first page always).
 	Pages int
-	// Requests is the number of page requests sent, re-reads included, and
+	// Requests is the number of page requests sent, re-reads and requests
+	// cancelled because the walk no longer needed them included, and
 	// Retries the attempts among them that failed and were tried again.
 	Requests, Retries int
-	// Posts is the number of posts yielded.
+	// Posts is the number of posts handed to the caller.
 	Posts int
 	// CountAtStart and CountAtEnd are the count of the first and of the
 	// last page.
@@ -28,10 +31,29 @@ type WalkSummary struct {
 	// null ones on a page that ended the list before its count; the walk
 	// read from where the posts ended instead.
 	NextCorrected int
+	// QueryRestored counts next links that left out a parameter of the
+	// caller's query (filter, market, include): the walk sent the
+	// caller's own, as on every request.
+	QueryRestored int
+	// CountMismatches counts pages whose count said the list was done
+	// while their next link went on (a count of 0 or -1 for "not
+	// computed", a stale or per-page count): the walk followed next.
+	CountMismatches int
 	// Reanchors counts pages whose posts were not where they were asked
 	// for (posts added or removed before them, or a wrong page from a
 	// cache) and the re-reads that found the walk's place again.
 	Reanchors int
+	// FollowedNext is set when the server showed it does not answer skip
+	// where asked (a page away from where it was asked, twice, while the
+	// count stood): the walk then followed its next links as sent, placed
+	// pages by the posts they held, and ends with a [*DriftError] if the
+	// list changes.
+	FollowedNext bool
+	// Unverified counts pages read without the anchor: after a run of
+	// nodes that could not be posts longer than a page, or from a server
+	// that sends one post a page. Nothing on such a page shows it came
+	// from where it was asked.
+	Unverified int
 	// Repeats counts posts dropped because they were already yielded.
 	Repeats int
 	// Deviations are the first maxSummaryDeviations (100) of what the
@@ -40,11 +62,157 @@ type WalkSummary struct {
 	Deviations     []Deviation
 	DeviationCount int
 	// Shortfall is how many posts fewer than the last count (less the skip
-	// the walk started at) the walk yielded, when it reached the end of the
-	// list. Up to the number of posts the list gained while it was walked
-	// (added behind the walk, they are not owed) it is only reported here;
-	// beyond, it is an error ([ErrIncomplete]).
+	// the walk started at and the nodes that could not be posts) the walk
+	// yielded, when it reached the end of the list. Up to the number of
+	// posts the list gained while it was walked (added behind the walk,
+	// they are not owed) it is only reported here; beyond, it is an error
+	// ([ErrIncomplete]).
 	Shortfall int
+	// Checkpoint is where the walk stands after the last post handed to
+	// the caller: give it to [ResumeFrom] to go on from there, exactly,
+	// even after the last page (the resumed walk then yields only posts
+	// added since).
+	Checkpoint Checkpoint
+}
+
+// Checkpoint is where a walk stands, to resume it later with [ResumeFrom]:
+// a batch job saves the one of each page ([Page.Checkpoint]) or of the
+// summary ([WalkSummary.Checkpoint]), as JSON or as its two strings.
+type Checkpoint struct {
+	// URL is the walk's request (the caller's query) just after the last
+	// post handed out.
+	URL string `json:"url"`
+	// After is the ID of that post, by which the resumed walk places its
+	// first page: it neither repeats nor skips a post when posts were
+	// added or removed between the two runs. "" before the first post.
+	After string `json:"after"`
+}
+
+// eventKind is what happened in a walk that its summary counts.
+type eventKind int
+
+const (
+	evRequest eventKind = iota
+	evPage
+	evPosts
+	evRepeats
+	evDeviations
+	evShortPage
+	evNextCorrected
+	evQueryRestored
+	evCountMismatch
+	evReanchor
+	evFollowNext
+	evUnverified
+	evShortfall
+	evHandedOut
+	eventKinds
+)
+
+// eventMessages are the log lines of what the walk forgave or repaired, by
+// default.
+var eventMessages = [eventKinds]string{
+	evShortPage:     "ugc: a page shorter than its limit gave a next link; reading on",
+	evCountMismatch: "ugc: the count says the list is done, but next goes on; following next",
+	evUnverified:    "ugc: a page read without the anchor: nothing on it shows it came from where it was asked",
+}
+
+// event is one thing a walk records: its kind, a number (posts, repeats),
+// and for a log line the request and page it concerns.
+type event struct {
+	kind eventKind
+	n    int
+	ctx  context.Context
+	req  pageRequest
+	page *Page
+	msg  string
+}
+
+// record writes events into the walk's summary, and logs those that say
+// what the walk forgave or repaired: the one place the summary is written.
+func (w *walk) record(events ...event) {
+	s := &w.sum
+	for _, e := range events {
+		switch e.kind {
+		case evRequest:
+			s.Requests++
+		case evPage:
+			s.Pages++
+		case evPosts:
+			s.Posts += e.n
+		case evRepeats:
+			s.Repeats += e.n
+		case evDeviations:
+			w.noteDeviations(e.page)
+		case evShortPage:
+			s.ShortPages++
+		case evNextCorrected:
+			s.NextCorrected++
+		case evQueryRestored:
+			s.QueryRestored++
+		case evCountMismatch:
+			s.CountMismatches++
+		case evReanchor:
+			s.Reanchors++
+		case evFollowNext:
+			s.FollowedNext = true
+		case evUnverified:
+			s.Unverified++
+		case evShortfall:
+			s.Shortfall = max(e.n, 0)
+		case evHandedOut:
+			// The caller stopped after e.n posts of the last page.
+			s.Posts -= len(w.out.Nodes) - e.n
+			s.Checkpoint = w.checkpoint(e.n)
+		}
+		w.logEvent(e)
+	}
+}
+
+// logEvent logs an event that says what the walk forgave or repaired: the
+// first of its kind at Warn, the others at Debug.
+func (w *walk) logEvent(e event) {
+	msg := e.msg
+	if msg == "" {
+		msg = eventMessages[e.kind]
+	}
+	if w.c.logger == nil || msg == "" || e.page == nil {
+		return
+	}
+	level := slog.LevelDebug
+	if w.logged[e.kind] == 0 {
+		level = slog.LevelWarn
+	}
+	w.logged[e.kind]++
+	w.c.logger.LogAttrs(e.ctx, level, msg, slog.String("endpoint", e.req.u.Path), slog.Int("skip", e.req.skip),
+		slog.Int("posts", len(e.page.Nodes)), slog.Int("count", e.page.Count))
+}
+
+// noteDeviations adds what the tolerant reader forgave on a page to the
+// summary: the first maxSummaryDeviations, and the count of all.
+func (w *walk) noteDeviations(page *Page) {
+	for _, d := range page.Deviations {
+		w.sum.DeviationCount++
+		if d.Dropped {
+			w.dropped++
+		}
+		if len(w.sum.Deviations) < maxSummaryDeviations {
+			w.sum.Deviations = append(w.sum.Deviations, d)
+		}
+	}
+}
+
+// finishSummary completes the summary when the walk ends, and hands it to
+// the caller's WithSummary.
+func (w *walk) finishSummary() {
+	w.sum.CountAtStart, w.sum.CountAtEnd = max(w.cur.count, 0), w.cur.last
+	w.sum.Retries = int(w.retries.Load())
+	if w.sum.Checkpoint == (Checkpoint{}) {
+		w.sum.Checkpoint = w.checkpoint(len(w.outAt))
+	}
+	if w.cfg.summary != nil {
+		*w.cfg.summary = w.sum
+	}
 }
 
 // maxSummaryDeviations is how many deviations a WalkSummary keeps.
@@ -63,31 +231,3 @@ const maxSummaryDeviations = 100
 func WithSummary(s *WalkSummary) IterOption {
 	return iterOptionFunc(func(c *iterConfig) { c.summary = s })
 }
-
-// ErrIncomplete matches an [*IncompleteError].
-var ErrIncomplete = errors.New("ugc: the walk ended short of the list's count")
-
-// IncompleteError ends a walk that reached the end of the list (a null next
-// or an empty page) with fewer posts than the list's count said, by more
-// than the list gained while it was walked, or that found no posts at all
-// where an unchanged count says they are: the server ended the list early
-// or served pages from the wrong place, and the posts it left out were
-// never seen.
-type IncompleteError struct {
-	Endpoint string
-	Count    int // the count of the last page
-	Skip     int // where the walk started
-	Posts    int // posts yielded
-}
-
-// Error says how many posts the count promised and how many came.
-func (e *IncompleteError) Error() string {
-	msg := fmt.Sprintf("ugc: %s ended after %d posts, but its count is %d", e.Endpoint, e.Posts, e.Count)
-	if e.Skip > 0 {
-		msg += fmt.Sprintf(" (the walk started at skip %d)", e.Skip)
-	}
-	return msg
-}
-
-// Is reports whether target is [ErrIncomplete].
-func (e *IncompleteError) Is(target error) bool { return target == ErrIncomplete }

@@ -202,7 +202,7 @@ func pagedServer(t *testing.T, nodes []string) *httptest.Server {
 		end := min(skip+limit, len(nodes))
 		next := "null"
 		if end < len(nodes) {
-			next = strconv.Quote(fmt.Sprintf("http://%s%s?limit=%d&skip=%d&include=labels", r.Host, r.URL.Path, limit, end))
+			next = strconv.Quote(fmt.Sprintf("http://%s%s?limit=%d&skip=%d", r.Host, r.URL.Path, limit, end))
 		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"count":%d,"next":%s,"nodes":[%s]}`, len(nodes), next, strings.Join(nodes[min(skip, end):end], ","))

@@ -118,8 +118,8 @@ type ProfileImage struct {
 // and Nodes the posts of this page. On the pages of an iterator such as
 // [Client.PostsPages], Next is where the walk goes on.
 //
-// Next can be saved and fetched later with [Client.NextPage], or given to
-// [ResumeFrom] or [ResumeAfter], to resume a walk.
+// Next can be saved and fetched later with [Client.NextPage]; to resume a
+// walk exactly, save the page's Checkpoint instead.
 type Page struct {
 	Count int
 	Next  string
@@ -130,6 +130,10 @@ type Page struct {
 	// (left out of Nodes). nil when the page followed the contract. Under
 	// [WithStrictDecoding] any deviation is a [*DecodeError] instead.
 	Deviations []Deviation
+	// Checkpoint, on the pages of an iterator such as [Client.PostsPages],
+	// is where the walk stands after the page: give it to [ResumeFrom] to
+	// go on from there. Zero on the page of a single call.
+	Checkpoint Checkpoint
 }
 
 // errMissing reports a required field that a response left out.

@@ -6,40 +6,46 @@ import (
 	"sync"
 )
 
-// window keeps up to size page requests in flight and hands their answers
-// back in the order they were sent. With size 0 nothing runs ahead: a
-// request is sent when its answer is asked for, on the caller's goroutine.
-// Requests in flight run on size goroutines that live as long as the
-// window, so a page costs no goroutine or context of its own.
+// window keeps the page requests of a walk in flight and hands their
+// answers back in the order they were sent. A synchronous window (the
+// sequential walk) runs nothing ahead: a request is sent when its answer is
+// asked for, on the caller's goroutine. Otherwise each request runs on a
+// goroutine of its own with a context of its own, so that one the walk no
+// longer wants is cancelled, not awaited.
 //
 // A chained window sends each request only once the one before it has its
-// body: one connection, one request on the wire at a time, and the next
-// request travels while the page before it is decoded.
+// body: one request on the wire at a time, and the next one travels while
+// the page before it is decoded.
 type window struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
-	get     func(ctx context.Context, u *url.URL, send, read func()) (*Page, error)
-	size    int
+	get     pageGetter
+	sync    bool
 	chained bool
-	jobs    chan windowJob
-	answers []chan pageAnswer // one per slot; request k uses slot k mod size
-	queue   []windowJob       // sent and not yet received, oldest first
-	sent    int
-	read    chan struct{} // closed when the last request sent has its body (chained)
+	queue   []*flight     // sent and not yet received, oldest first
+	read    chan struct{} // chained: closed when the last request sent has its body, or ended
 	wg      sync.WaitGroup
 }
 
-type windowJob struct {
-	req   pageRequest
-	slot  int
-	after chan struct{} // chained: closed when the request before has its body
-	read  chan struct{} // chained: closed when this one has its body, or ended
-}
+// pageGetter sends one page request; send is called when the request is
+// built and may hold it back, read when its body has arrived.
+type pageGetter func(ctx context.Context, u *url.URL, send, read func()) (*Page, error)
 
 // pageRequest is one page the walk asks for.
 type pageRequest struct {
-	u    *url.URL
-	skip int
+	u     *url.URL
+	skip  int
+	limit int
+	// blind is set on a request that starts after the anchor: nothing on
+	// its page can show it came from where it was asked.
+	blind bool
+}
+
+// flight is one request in flight.
+type flight struct {
+	req    pageRequest
+	cancel context.CancelFunc
+	answer chan pageAnswer // buffered: the goroutine never waits for the walk
 }
 
 type pageAnswer struct {
@@ -47,100 +53,86 @@ type pageAnswer struct {
 	err  error
 }
 
-func newWindow(parent context.Context, size int, chained bool, get func(context.Context, *url.URL, func(), func()) (*Page, error)) *window {
+func newWindow(parent context.Context, sync, chained bool, get pageGetter) *window {
 	ctx, cancel := context.WithCancel(parent)
-	w := &window{ctx: ctx, cancel: cancel, get: get, size: size, chained: chained}
-	if size > 0 {
-		w.jobs = make(chan windowJob)
-		w.answers = make([]chan pageAnswer, size)
-		for i := range w.answers {
-			w.answers[i] = make(chan pageAnswer, 1)
-		}
-		w.wg.Add(size)
-		for range size {
-			go w.work()
-		}
-	}
-	return w
+	return &window{ctx: ctx, cancel: cancel, get: get, sync: sync, chained: chained}
 }
-
-func (w *window) work() {
-	defer w.wg.Done()
-	for j := range w.jobs {
-		var send, read func()
-		if j.read != nil {
-			if j.after != nil {
-				send = func() { // the request is built; it goes when the one before has its body
-					select {
-					case <-j.after:
-					case <-w.ctx.Done():
-					}
-				}
-			}
-			done := false
-			read = func() { // once, though a retried attempt reads again
-				if !done {
-					done = true
-					close(j.read)
-				}
-			}
-		}
-		p, err := w.get(w.ctx, j.req.u, send, read)
-		if read != nil {
-			read() // one that never read a body (an error) frees the next too
-		}
-		w.answers[j.slot] <- pageAnswer{p, err}
-	}
-}
-
-// full reports whether no more requests can be sent before one is received.
-func (w *window) full() bool { return len(w.queue) >= max(w.size, 1) }
 
 // pending reports how many requests are sent and not yet received.
 func (w *window) pending() int { return len(w.queue) }
 
-// head returns the oldest request in flight; there must be one.
-func (w *window) head() pageRequest { return w.queue[0].req }
+// last returns the request sent last; there must be one.
+func (w *window) last() pageRequest { return w.queue[len(w.queue)-1].req }
 
-// send puts a request in flight; the window must not be full.
+// oldest returns the oldest request in flight, if any.
+func (w *window) oldest() (pageRequest, bool) {
+	if len(w.queue) == 0 {
+		return pageRequest{}, false
+	}
+	return w.queue[0].req, true
+}
+
+// send puts a request in flight.
 func (w *window) send(r pageRequest) {
-	j := windowJob{req: r}
+	f := &flight{req: r}
+	w.queue = append(w.queue, f)
+	if w.sync {
+		return
+	}
+	ctx, cancel := context.WithCancel(w.ctx)
+	f.cancel, f.answer = cancel, make(chan pageAnswer, 1)
+	var send, read func()
 	if w.chained {
-		j.after, j.read = w.read, make(chan struct{})
-		w.read = j.read
+		after, done := w.read, make(chan struct{})
+		w.read = done
+		var once sync.Once
+		read = func() { once.Do(func() { close(done) }) } // a retried attempt reads again
+		if after != nil {
+			send = func() {
+				select {
+				case <-after:
+				case <-ctx.Done():
+				}
+			}
+		}
 	}
-	if w.size > 0 {
-		j.slot = w.sent % w.size
-		w.jobs <- j
-	}
-	w.sent++
-	w.queue = append(w.queue, j)
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		p, err := w.get(ctx, r.u, send, read)
+		if read != nil {
+			read() // one that never read a body (an error, a cancel) frees the next too
+		}
+		f.answer <- pageAnswer{p, err}
+	}()
 }
 
 // receive waits for the answer to the oldest request in flight.
 func (w *window) receive() (pageRequest, *Page, error) {
-	j := w.queue[0]
+	f := w.queue[0]
 	w.queue = append(w.queue[:0], w.queue[1:]...) // keeps the capacity: no allocation per page
-	if w.size == 0 {
-		p, err := w.get(w.ctx, j.req.u, nil, nil)
-		return j.req, p, err
+	if w.sync {
+		p, err := w.get(w.ctx, f.req.u, nil, nil)
+		return f.req, p, err
 	}
-	a := <-w.answers[j.slot]
-	return j.req, a.page, a.err
+	a := <-f.answer
+	f.cancel()
+	return f.req, a.page, a.err
 }
 
-// drain receives and drops the answers to every request in flight.
-func (w *window) drain() {
-	for len(w.queue) > 0 {
-		_, _, _ = w.receive()
+// cancelAll ends every request in flight without waiting for it.
+func (w *window) cancelAll() {
+	for _, f := range w.queue {
+		if f.cancel != nil {
+			f.cancel()
+		}
 	}
+	clear(w.queue)
+	w.queue = w.queue[:0]
 }
 
-// close ends every request in flight and waits for the goroutines.
+// close ends every request in flight and waits for their goroutines.
 func (w *window) close() {
 	w.cancel()
-	if w.jobs != nil {
-		close(w.jobs)
-	}
 	w.wg.Wait()
 }

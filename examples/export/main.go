@@ -123,10 +123,10 @@ type exportJob struct {
 // checkpoint is what a run saves after each page: the file holds the posts
 // of the walk up to Next, in its first Bytes bytes.
 type checkpoint struct {
-	Next   string `json:"next"`   // where the walk goes on; "" when it is complete
-	LastID string `json:"lastId"` // the last post in the file, by which the resumed walk places itself
-	Bytes  int64  `json:"bytes"`  // the length of the output file that is complete
-	Posts  int    `json:"posts"`  // the posts in those bytes
+	Walk     ugc.Checkpoint `json:"walk"`     // where the walk stands after the posts in the file
+	Complete bool           `json:"complete"` // the walk reached the end of the list
+	Bytes    int64          `json:"bytes"`    // the length of the output file that is complete
+	Posts    int            `json:"posts"`    // the posts in those bytes
 }
 
 func (j *exportJob) run(ctx context.Context) error {
@@ -134,7 +134,7 @@ func (j *exportJob) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if resumed && cp.Next == "" {
+	if resumed && cp.Complete {
 		// The last page was saved but the job stopped before cleaning up.
 		fmt.Fprintf(j.progress, "checkpoint %s says the export is complete\n", j.checkpoint)
 		return os.Remove(j.checkpoint)
@@ -148,7 +148,7 @@ func (j *exportJob) run(ctx context.Context) error {
 	var sum ugc.WalkSummary
 	opts := []ugc.IterOption{ugc.WithConcurrency(j.concurrency), ugc.WithSummary(&sum)}
 	if resumed {
-		opts = append(opts, ugc.ResumeAfter(cp.Next, cp.LastID))
+		opts = append(opts, ugc.ResumeFrom(cp.Walk))
 		fmt.Fprintf(j.progress, "resuming from checkpoint %s: %d posts already in %s\n", j.checkpoint, cp.Posts, j.out)
 	}
 	w := bufio.NewWriterSize(file, 64<<10)
@@ -179,10 +179,7 @@ func (j *exportJob) run(ctx context.Context) error {
 		if cp.Bytes, err = file.Seek(0, io.SeekCurrent); err != nil {
 			return err
 		}
-		cp.Next = page.Next
-		if n := len(page.Nodes); n > 0 {
-			cp.LastID = page.Nodes[n-1].ID
-		}
+		cp.Walk, cp.Complete = page.Checkpoint, page.Next == ""
 		if err := saveCheckpoint(j.checkpoint, cp); err != nil {
 			return err
 		}

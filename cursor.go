@@ -1,103 +1,61 @@
 package ugc
 
 import (
-	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 )
-
-// ErrDrift matches a [*DriftError].
-var ErrDrift = errors.New("ugc: the list changed during iteration")
-
-// DriftError reports that a walk could not go on without risking a post
-// missed or repeated: the order of the list changed, or the walk could not
-// find again where it stood after the list changed. Under [DriftFail] it is
-// also any sign of change: a count that changed, or a page whose posts were
-// not where they were asked for.
-type DriftError struct {
-	Endpoint    string
-	CountBefore int    // count of the earlier pages
-	CountAfter  int    // count of the page that showed the change
-	RepeatedID  string // set when a post came back out of order
-	Reason      string // what was seen, in words
-}
-
-// Error says what changed.
-func (e *DriftError) Error() string {
-	msg := fmt.Sprintf("ugc: %s changed during iteration", e.Endpoint)
-	switch {
-	case e.Reason != "":
-		msg += ": " + e.Reason
-	case e.RepeatedID != "":
-		msg += fmt.Sprintf(": post %s came back on a later page", e.RepeatedID)
-	}
-	return msg + fmt.Sprintf(" (count %d, then %d)", e.CountBefore, e.CountAfter)
-}
-
-// Is reports whether target is [ErrDrift].
-func (e *DriftError) Is(target error) bool { return target == ErrDrift }
-
-// DriftPolicy says what an iterator does when the list changes under it.
-type DriftPolicy int
-
-const (
-	// DriftRepair, the default, keeps the walk exactly-once while posts
-	// are added and removed: each page is placed by the last post already
-	// yielded, and when that post is not where it was, the walk finds it
-	// again (reading back if needed) and goes on after it. Every post that
-	// is in the list for the whole walk is yielded exactly once; a post
-	// added or removed meanwhile may or may not be. This holds as long as
-	// the list keeps a stable order (posts do not move); when the order
-	// changes, the walk ends with a [*DriftError].
-	DriftRepair DriftPolicy = iota
-	// DriftFail ends the iteration with a [*DriftError] at the first sign
-	// of change: a count that differs from the first page's, or a page whose
-	// posts are not where they were asked for.
-	DriftFail
-)
-
-// DriftDropRepeats is the former name of [DriftRepair].
-//
-// Deprecated: use DriftRepair, which does more than drop repeats.
-const DriftDropRepeats = DriftRepair
 
 // cursor knows where a walk stands in the list: which posts it has yielded,
-// in which order, and the last of them, the anchor by which the next page
-// is placed. Its memory grows by one map entry (16 bytes) per post yielded.
+// in which order, the last of them (the anchor, by which the next page is
+// placed) and where that post and the end of the last page stand. Its
+// memory grows by one map entry (16 bytes) per post yielded.
+//
+// Positions count nodes as the server sent them, nodes that could not be
+// posts included: a run of them moves the walk on like posts do.
 type cursor struct {
 	policy   DriftPolicy
 	endpoint string
 	seed     maphash.Seed
 	seq      map[uint64]int // hash of each yielded post's ID: the order it was yielded in, from 1
-	anchor   string         // ID of the last post yielded; "" before the first
 	yielded  int
-	pos      int // where the post after the anchor stands in the list, as the last page showed
-	count    int // count of the first page; -1 before it
-	last     int // count of the last page
-	placed   int // count of the last page placed
+	anchor   string // ID of the last post yielded; "" before the first
+	anchorAt int    // where the anchor stands in the list, as the last page showed
+	pos      int    // where the list goes on after the last page placed
+	count    int    // count of the first page; -1 before it
+	last     int    // count of the last page
+	placed   int    // count of the last page placed
 	// behind is how many posts were added behind the walk, as pages showed
 	// it: a post yielded found further on than asked, by no more than the
 	// count rose since the last page placed (on a resumed walk's first
 	// page, by as much as it moved). Those posts are not owed to the walk;
 	// no other shortfall is excused.
 	behind int
-	// unanchored is set when requests no longer start at the anchor (a
-	// server whose pages hold one post): pages are then taken as they come.
-	unanchored bool
+	// seeking is set on a walk resumed after a post whose place is not
+	// known: pages are passed over until it shows.
+	seeking bool
+	// byID is set once the server has shown it does not answer skip where
+	// asked: pages are then placed by the posts they hold, not by where
+	// they were asked for.
+	byID bool
 }
 
 func newCursor(policy DriftPolicy, endpoint string, skip int) *cursor {
-	return &cursor{policy: policy, endpoint: endpoint, seed: maphash.MakeSeed(), seq: make(map[uint64]int, 256), pos: skip, count: -1}
+	return &cursor{policy: policy, endpoint: endpoint, seed: maphash.MakeSeed(), seq: make(map[uint64]int, 256), pos: skip, anchorAt: skip - 1, count: -1}
 }
 
-// resumeAfter takes id, a post yielded by an earlier run just before the
-// cursor's position, as the anchor.
+// resumeAfter takes id, a post yielded by an earlier run, as the anchor:
+// just before the cursor's position when that is known (skip > 0), or
+// anywhere in the list, to be found by reading from the start.
 func (c *cursor) resumeAfter(id string) {
 	c.yielded = 1
 	c.seq[c.key(id)] = 1
 	c.anchor = id
+	c.seeking = c.pos == 0
 }
 
+// key is the hash of a post ID by its bytes: IDs that differ in any byte,
+// valid UTF-8 or not, are two posts.
 func (c *cursor) key(id string) uint64 { return maphash.String(c.seed, id) }
 
 // placement says which posts of a page are new.
@@ -110,31 +68,39 @@ type placement struct {
 	// skip, a lagging replica) than a list that gained and lost as many
 	// posts between two requests: it is read again before it is believed.
 	suspect bool
+	// unverified: the request started after the anchor (nodes that are not
+	// posts, or pages of one post, stood between), so nothing on the page
+	// could show it came from where it was asked.
+	unverified bool
+	// start is where the page began in the list, as the anchor on it
+	// showed (-1 when the anchor was not on it).
+	start int
 }
 
-// place finds where a page answered for the given skip stands relative to
-// the posts already yielded. The anchor is expected at index pos-1-skip. A
-// page that holds the anchor is placed after it. One that holds only older
-// posts is placed after the latest of them (the posts after it were
-// removed) if posts follow it or the page ends the list. A page that holds
-// none cannot be placed: the caller reads again. Yielded posts that come in
-// another order than they were yielded mean the order changed: a
-// *DriftError.
-func (c *cursor) place(skip int, page *Page) (placement, error) {
-	// sameCount: the list kept its count since the last page; not known
-	// on a resumed walk's first page (the list may have changed between
-	// the runs).
+// place finds where a page answered for req stands relative to the posts
+// already yielded. A blind request (one that starts after the anchor) is
+// placed as it comes, unless it holds posts already yielded. The anchor is expected at index anchorAt-skip
+// of the nodes as sent. A page that holds the anchor is placed after it.
+// One that holds only older posts is placed after the latest of them (the
+// posts after it were removed) if posts follow it or the page ends the
+// list. A page that holds none cannot be placed: the caller reads again.
+// Yielded posts that come in another order than they were yielded mean the
+// order changed: a *DriftError.
+func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
+	skip := req.skip
 	known := c.count >= 0
-	sameCount := known && page.Count == c.last
+	sameCount := known && page.Count == c.placed // since the last page placed
 	if !known {
 		c.count, c.last = page.Count, page.Count
 	}
 	shrank := page.Count < c.last
 	c.last = page.Count
-	if c.policy == DriftFail && page.Count != c.count {
+	switch {
+	case c.policy == DriftFail && page.Count != c.count:
 		return placement{}, c.driftError("the count changed", "")
-	}
-	if c.anchor == "" || len(page.Nodes) == 0 && !shrank && page.Count <= c.pos {
+	case c.byID && known && page.Count != c.placed:
+		return placement{}, c.driftError("the list changed while the server did not answer skip where asked: which posts moved cannot be told", "")
+	case c.anchor == "" || sentNodes(page) == 0 && !shrank && page.Count <= c.pos:
 		// The first page, or an empty page where the count agrees that
 		// nothing follows the anchor: the end of the list. An empty page
 		// that the count contradicts, or after posts were removed (those
@@ -145,24 +111,37 @@ func (c *cursor) place(skip int, page *Page) (placement, error) {
 	if err != nil {
 		return placement{}, err
 	}
-	var p placement
-	switch expected := c.pos - 1 - skip; {
-	case c.unanchored && expected < 0 && latest < 0:
-		// A request that starts after the anchor, on a server whose pages
-		// hold one post: nothing on the page to check it by.
-		p = placement{placed: true}
+	at := sentIndexes(page)
+	expected := c.anchorAt - skip
+	p := placement{start: -1}
+	switch {
+	case c.byID || c.seeking && anchorAt < 0:
+		// Placed by the posts it holds: after the latest yielded (those
+		// before are repeats), or, seeking, all passed over.
+		p = placement{placed: true, from: latest + 1}
+		if c.seeking {
+			p.from = len(page.Nodes)
+		}
+	case c.seeking:
+		p = placement{placed: true, from: anchorAt + 1}
+		c.seeking = false
+	case req.blind && latest < 0:
+		p = placement{placed: true, unverified: true}
 	case anchorAt >= 0:
-		p = placement{placed: true, from: anchorAt + 1, moved: anchorAt != expected}
+		p = placement{placed: true, from: anchorAt + 1, moved: at(anchorAt) != expected, start: c.anchorAt - at(anchorAt)}
 		p.suspect = p.moved && sameCount
-		c.addedBehind(anchorAt-expected, page.Count, known)
+		c.addedBehind(at(anchorAt)-expected, page.Count, known)
 	case latest >= 0 && (latest+gap < len(page.Nodes) || page.Next == ""):
 		// The page reaches past where the anchor would be, after the
 		// latest post it holds: the anchor and the posts yielded after
 		// that one were removed.
 		p = placement{placed: true, from: latest + 1, moved: true, suspect: sameCount}
-		c.addedBehind(latest-(expected-gap), page.Count, known)
+		c.addedBehind(at(latest)-(expected-gap), page.Count, known)
 	default:
 		p = placement{moved: true}
+	}
+	if anchorAt < 0 {
+		p.start = -1
 	}
 	// Under DriftFail a page not where it was asked for fails the walk.
 	// Otherwise it is no sign of change by itself (a misbehaving server
@@ -220,30 +199,30 @@ func (c *cursor) scan(page *Page) (latest, gap, anchorAt int, err error) {
 // is elsewhere: the first time, the read goes where the change of count
 // since the last page placed would have moved it (posts added before it
 // push it on); after that, or with no change of count, reads search around
-// where it was: there, a page back, a page on, two back, two on, and so on. It returns -1 when that search
-// has passed both ends of the list.
+// where it was: there, a page back, a page on, two back, two on, and so on.
+// It returns -1 when that search has passed both ends of the list.
 func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	latest, gap, _, err := c.scan(page)
 	last := max(page.Count-1, 0) // no read starts past the list's end
 	// A server whose pages are shorter than the limit shows only that
 	// many posts a read: search by what it shows.
-	if n := len(page.Nodes); n > 0 && n < limit {
+	if n := sentNodes(page); n > 0 && n < limit {
 		limit = n
 	}
 	half := (limit - 1) / 2
 	if err == nil && latest >= 0 {
-		return min(max(skip+latest+gap-half, 0), last)
+		return min(max(skip+sentIndexes(page)(latest)+gap-half, 0), last)
 	}
 	if delta := page.Count - c.placed; reads == 1 && delta != 0 {
-		return min(max(c.pos-1+delta-half, 0), last)
+		return min(max(c.anchorAt+delta-half, 0), last)
 	}
 	// Where it was, then a page back, a page on, two back, two on, ...
 	step := reads / 2 * max(limit-1, 1)
 	if reads%2 == 1 {
 		step = -step
 	}
-	target := c.pos - 1 + step
-	if c.pos-1-step < 0 && c.pos-1+step > last || c.pos-1+step < -limit && c.pos-1-step > last+limit {
+	target := c.anchorAt + step
+	if c.anchorAt-step < 0 && c.anchorAt+step > last || c.anchorAt+step < -limit && c.anchorAt-step > last+limit {
 		return -1
 	}
 	return min(max(target-half, 0), last)
@@ -251,29 +230,63 @@ func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 
 // commit records the posts of a placed page from p.from on as yielded and
 // returns them, without any that already was (a server that lists a post
-// twice): the repeats dropped are counted.
-func (c *cursor) commit(skip int, page *Page, p placement) (kept []Post, repeats int) {
-	kept = page.Nodes[p.from:]
-	out := kept[:0]
-	for _, post := range kept {
+// twice), and how many repeats it dropped. The page was answered for skip;
+// the list goes on at end. The anchor becomes the last post yielded, or,
+// when the page brought none, the yielded post it showed last, where it
+// showed it.
+func (c *cursor) commit(page *Page, p placement, skip, end int) (kept []Post, repeats int) {
+	at := sentIndexes(page)
+	kept = page.Nodes[p.from:] // a copy is made only when a repeat is left out
+	for i := p.from; i < len(page.Nodes); i++ {
+		post := page.Nodes[i]
 		k := c.key(post.ID)
 		if _, dup := c.seq[k]; dup {
-			repeats++
+			if repeats++; repeats == 1 {
+				kept = slices.Clone(page.Nodes[p.from:i])
+			}
 			continue
 		}
 		c.yielded++
 		c.seq[k] = c.yielded
-		c.anchor = post.ID
-		out = append(out, post)
+		c.anchor, c.anchorAt = post.ID, skip+at(i)
+		if repeats > 0 {
+			kept = append(kept, post)
+		}
 	}
-	clear(kept[len(out):])
-	if len(out) > 0 || p.from > 0 {
-		c.pos = skip + sentNodes(page)
+	if len(kept) == 0 && p.from > 0 && !c.byID {
+		c.anchor, c.anchorAt = page.Nodes[p.from-1].ID, skip+at(p.from-1)
+	}
+	if sentNodes(page) > 0 {
+		c.pos = end
 	}
 	c.placed = page.Count
-	return out, repeats
+	return kept, repeats
 }
 
 func (c *cursor) driftError(reason, id string) *DriftError {
 	return &DriftError{Endpoint: c.endpoint, CountBefore: c.count, CountAfter: c.last, RepeatedID: id, Reason: reason}
+}
+
+// sentIndexes returns the function that gives, for the index of a post in
+// page.Nodes, its index among the nodes as sent: nodes dropped because they
+// could not be posts are not in Nodes, but they held a place in the list.
+func sentIndexes(page *Page) func(i int) int {
+	var dropped []int
+	for _, d := range page.Deviations {
+		if d.Dropped {
+			dropped = append(dropped, d.Index)
+		}
+	}
+	if len(dropped) == 0 {
+		return func(i int) int { return i }
+	}
+	return func(i int) int {
+		at := i
+		for _, d := range dropped { // in the order sent
+			if d <= at {
+				at++
+			}
+		}
+		return at
+	}
 }
