@@ -49,10 +49,12 @@ type WalkSummary struct {
 	// pages by the posts they held, and ends with a [*DriftError] if the
 	// list changes.
 	FollowedNext bool
-	// Unverified counts pages read without the anchor: after a run of
-	// nodes that could not be posts longer than a page, or from a server
-	// that sends one post a page. Nothing on such a page shows it came
-	// from where it was asked.
+	// Unverified counts pages whose place the walk could not check: read
+	// without the anchor (after a run of nodes that could not be posts
+	// longer than a page, or from a server that sends one post a page), or
+	// answered twice alike away from where they were asked while the count
+	// stood. A walk with such pages cannot vouch for its own completeness:
+	// a shortfall at its end is [ErrIncomplete].
 	Unverified int
 	// Repeats counts posts dropped because they were already yielded.
 	Repeats int

@@ -25,8 +25,9 @@ type walk struct {
 	plan   plan
 	sum    WalkSummary
 	start  int // skip of the first request
-	// stale counts pages in a row that did not move the walk on.
-	stale int
+	// stale counts pages in a row that did not move the walk on, readOn
+	// the reads in a row past an end that the count contradicts.
+	stale, readOn int
 	// dropped counts the nodes left out because they could not be posts.
 	dropped int
 	retries atomic.Int64
@@ -93,7 +94,7 @@ func (w *walk) request(win *window) {
 		win.cancelAll()
 		w.send(win, want)
 	}
-	for win.pending() <= w.plan.ahead {
+	for win.pending() <= w.plan.ahead && w.stale == 0 && w.readOn == 0 { // nothing foreseen while the walk is unsure of the next page
 		next, ok := w.plan.foreseen(win.last(), w.cur.last)
 		if !ok {
 			return
@@ -156,39 +157,37 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 }
 
 // judge decides, after a page is committed, whether the list goes on: the
-// one end judgement of every walk. An empty page or a null next ends it; a
-// next link goes on, as does a page that ends the list before its count
-// says (read on from where its posts ended). A count that disagrees with
-// where the list ends is recorded, never a reason to stop. Pages that do
-// not move the walk on end it: at once when the count says the list is
-// done, as stalled when two in a row do not.
+// one end judgement of every walk. An empty page or a null next ends it, as
+// does a page that moves the walk on by nothing while the count says the
+// list is done; a next link goes on. An end that the count contradicts is
+// read on from where the posts ended, twice at most, before it is believed
+// (a server that ends the list early, or sends one page short, loses no
+// post); a count that disagrees with where the list ends is recorded,
+// never a reason to stop. Two pages in a row that do not move the walk on
+// end it as stalled.
 func (w *walk) judge(ctx context.Context, req pageRequest, page *Page, next *url.URL, refused error, progress bool) (verdict, error) {
 	if next != nil && w.cur.pos >= page.Count {
 		w.record(event{kind: evCountMismatch, ctx: ctx, req: req, page: page})
 	}
-	switch {
-	case refused != nil || sentNodes(page) == 0:
+	if refused != nil {
 		return verdict{refused: refused}, nil
-	case !progress && (next == nil || w.cur.pos >= page.Count && !w.plan.countLied):
-		// Nothing after the anchor and no next link, or a count that
-		// says the list is done: the end.
+	}
+	if progress {
+		w.stale, w.readOn = 0, 0
+	}
+	ends := sentNodes(page) == 0 || next == nil || !progress && w.cur.pos >= page.Count && !w.plan.countLied
+	switch {
+	case ends && sentNodes(page) > 0 && w.cur.pos < page.Count && !w.cur.byID && w.readOn < 2:
+		w.readOn++
+		w.record(event{kind: evNextCorrected, ctx: ctx, req: req, page: page, msg: "ugc: a page ended the list before its count; reading on"})
+		return verdict{more: true}, nil
+	case ends:
 		return verdict{}, nil
 	case !progress:
 		if w.stale++; w.stale >= 2 {
 			return verdict{}, fmt.Errorf("%w: 2 pages in a row did not move the walk on (%s, skip %d); the server may ignore skip", ErrStalled, req.u.Path, req.skip)
 		}
 		return verdict{more: true}, nil
-	}
-	w.stale = 0
-	switch {
-	case next == nil && w.cur.pos < page.Count && !w.cur.byID:
-		// The list ends before its count says: a server that advanced
-		// past posts it never sent, or ended early. Read on; an empty
-		// answer ends the walk there.
-		w.record(event{kind: evNextCorrected, ctx: ctx, req: req, page: page, msg: "ugc: a page ended the list before its count; reading on"})
-		return verdict{more: true}, nil
-	case next == nil:
-		return verdict{}, nil
 	}
 	return verdict{more: true}, nil
 }
@@ -267,8 +266,8 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 // where such a page really ended does not answer skip where asked (it
 // rounds skip to its own pages, say): from then on the walk follows its
 // next links as sent and places pages by the posts they hold. Otherwise the
-// page is believed as moved, and the anchor of the page after it checks
-// it.
+// page is taken as the answer to a request where it began (as its anchor
+// shows), and the anchor of the page after it checks it.
 func (w *walk) believe(ctx context.Context, req pageRequest, page *Page, p placement, err error) (pageRequest, *Page, placement, error) {
 	if err != nil {
 		return req, nil, p, err
@@ -277,9 +276,13 @@ func (w *walk) believe(ctx context.Context, req pageRequest, page *Page, p place
 		w.cur.byID = true
 		w.record(event{kind: evFollowNext, ctx: ctx, req: req, page: page, msg: "ugc: the server does not answer skip where asked; following its next links as sent"})
 		p, err = w.cur.place(req, page)
+		return req, page, p, err
 	}
-	w.record(event{kind: evReanchor, ctx: ctx, req: req, page: page, msg: "ugc: page re-anchored: the list changed or the page was not the one asked for"})
-	return req, page, p, err
+	// The page is taken for what it is, the answer to a request where it
+	// began; the walk can no longer vouch for its own completeness.
+	w.record(event{kind: evUnverified, ctx: ctx, req: req, page: page, msg: "ugc: a page twice away from where it was asked, while the count stood: taken from where it began"})
+	req.skip = p.start
+	return req, page, p, nil
 }
 
 // keepsItsOwnCount reports whether a page's next link goes on from where
@@ -326,14 +329,17 @@ func (w *walk) endErr(v verdict) error {
 }
 
 // checkCount compares, at the end of the list, the posts yielded with the
-// count. Posts added behind the walk, as the pages showed them, are not
-// owed; any shortfall beyond them is an error (a server that ended the list
-// early or served pages from the wrong place). Nodes dropped because they
-// could not be posts were reported as deviations and are not a shortfall.
+// count, and records the shortfall. A walk whose every page was placed by
+// its anchor has read the list without a gap from its start to an end it
+// read twice: a count above what it found is the count's error, recorded,
+// not the walk's. A walk that read pages blind or followed next links as
+// sent cannot vouch for itself: a shortfall beyond the posts added behind
+// it (not owed) is [ErrIncomplete]. Nodes dropped because they could not be
+// posts were reported as deviations and are not a shortfall.
 func (w *walk) checkCount() error {
 	shortfall := w.cur.last - w.start - w.dropped - w.sum.Posts
 	w.record(event{kind: evShortfall, n: shortfall})
-	if shortfall <= w.cur.behind {
+	if shortfall <= w.cur.behind || w.sum.Unverified == 0 && !w.cur.byID {
 		return nil
 	}
 	return &IncompleteError{Endpoint: w.cur.endpoint, Count: w.cur.last, Skip: w.start, Posts: w.sum.Posts}
