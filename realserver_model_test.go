@@ -437,6 +437,7 @@ type modelFacts struct {
 	firstNextDropped   bool // the first page's next (non-null) carried only skip and limit, dropping the caller's query
 	wrongQueryRequests int  // requests that came without the caller's query (or with another)
 	lastWrongQuery     string
+	touched            map[string]bool       // posts removed or moved (they need not come)
 	ever               map[string]modelEntry // every post the list held during the walk
 }
 
@@ -863,5 +864,6 @@ func (s *modelSession) snapshot() modelFacts {
 	defer s.mu.Unlock()
 	out := s.facts
 	out.ever = maps.Clone(s.facts.ever)
+	out.touched = maps.Clone(s.touched)
 	return out
 }
