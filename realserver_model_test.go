@@ -843,6 +843,16 @@ func writeModelPost(b *strings.Builder, e modelEntry, market string, include boo
 	b.WriteByte('}')
 }
 
+// appendPost adds a post at the end of the session's list, as between two
+// runs of a job.
+func (s *modelSession) appendPost(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := modelEntry{id: id, labels: []string{modelLabelIDs[0]}}
+	s.list = append(s.list, e)
+	s.facts.ever[id] = e
+}
+
 // required returns the posts a complete walk of the session must yield:
 // those of the initial list that match the caller's query and were never
 // removed or moved. Call it after the walk.

@@ -19,7 +19,7 @@ import (
 )
 
 var (
-	modelCases = flag.Int("model-cases", 40, "cases of TestWalkIsExactlyOnceAgainstRealServerModels")
+	modelCases = flag.Int("model-cases", 60, "cases of TestWalkIsExactlyOnceAgainstRealServerModels")
 	modelSeed  = flag.Uint64("model-seed", 1, "seed of the first case of TestWalkIsExactlyOnceAgainstRealServerModels")
 )
 
@@ -204,7 +204,8 @@ func TestWalkIsExactlyOnceAgainstRealServerModels(t *testing.T) {
 				t.Run(mode.name, func(t *testing.T) {
 					sess, baseURL := srv.session(mode.name)
 					w := runModelWalk(c, baseURL, mode)
-					checkModelWalk(t, c, sess, mode, w, tally)
+					checkModelWalk(t, c, sess, mode, w, tally, fmt.Sprintf(
+						"go test -run 'TestWalkIsExactlyOnceAgainstRealServerModels/seed=%d$/%s$' -model-seed %d -model-cases 1 .", seed, mode.name, seed))
 				})
 			}
 		})
@@ -213,7 +214,7 @@ func TestWalkIsExactlyOnceAgainstRealServerModels(t *testing.T) {
 
 // checkModelWalk asserts the property on one walk, and counts each failure
 // by its class.
-func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMode, w modelWalk, tally *failureTally) {
+func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMode, w modelWalk, tally *failureTally, reproduce string) {
 	t.Helper()
 	facts := sess.snapshot()
 	required := sess.required(c)
@@ -224,8 +225,7 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 		if w.note != "" {
 			note = "\n\t" + w.note
 		}
-		t.Errorf("[%s] %s\n\tcase: %s%s\n\treproduce: go test -run 'TestWalkIsExactlyOnceAgainstRealServerModels/seed=%d$/%s$' -model-seed %d -model-cases 1 .",
-			class, fmt.Sprintf(format, args...), c, note, c.seed, mode.name, c.seed)
+		t.Errorf("[%s] %s\n\tcase: %s%s\n\treproduce: %s", class, fmt.Sprintf(format, args...), c, note, reproduce)
 	}
 	if w.panicked != nil {
 		fail("panic", "the walk panicked: %v", w.panicked)
@@ -252,7 +252,11 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 			badFilter = append(badFilter, p.ID)
 		}
 		if !strings.HasSuffix(p.Comment, ";market="+c.query.market) {
-			badMarket = append(badMarket, p.ID+"("+p.Comment+")")
+			if len(badMarket) == 0 {
+				badMarket = append(badMarket, fmt.Sprintf("%s (comment %q)", p.ID, p.Comment))
+			} else {
+				badMarket = append(badMarket, p.ID)
+			}
 		}
 		if c.query.include && !slices.Equal(labelIDsOf(p), e.labels) && !(len(e.labels) == 0 && p.Labels != nil) {
 			badInclude = append(badInclude, p.ID)
