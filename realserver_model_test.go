@@ -159,9 +159,9 @@ const (
 type modelMutation struct {
 	atRequest int
 	kind      mutationKind
-	ahead     bool
-	// a move goes from one side of the furthest position served to the
-	// other: ahead is where it comes from.
+	// ahead: the change is ahead of the furthest position served (for a
+	// move, the post comes from there and goes behind it), else behind.
+	ahead bool
 }
 
 func (m modelMutation) String() string {
@@ -424,9 +424,9 @@ type modelSession struct {
 
 	requests    int
 	furthest    int             // the furthest position served so far
-	touched     map[string]bool // posts removed, moved (they need not come)
-	insertSeq   int
-	ignoredDone bool
+	touched     map[string]bool // posts inserted, removed or moved (they need not come)
+	insertSeq   int             // posts inserted so far, for their IDs
+	ignoredDone bool            // the skip ignored once was ignored
 	facts       modelFacts
 }
 
@@ -437,7 +437,7 @@ type modelFacts struct {
 	firstNextDropped   bool // the first page's next (non-null) carried only skip and limit, dropping the caller's query
 	wrongQueryRequests int  // requests that came without the caller's query (or with another)
 	lastWrongQuery     string
-	touched            map[string]bool       // posts removed or moved (they need not come)
+	touched            map[string]bool       // posts inserted, removed or moved (they need not come)
 	ever               map[string]modelEntry // every post the list held during the walk
 }
 
@@ -550,116 +550,129 @@ func (s *modelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	skip, _ := strconv.Atoi(q.Get("skip"))
 	skip = max(skip, 0)
 
-	sess.serve(w, r, c, s.host, filter, market, include, limit, skip)
+	sess.serve(w, c, s.host, modelRequest{r: r, filter: filter, market: market, include: include, limit: limit, skip: skip})
+}
+
+// modelRequest is what a request asks of a list, as the server read it.
+type modelRequest struct {
+	r           *http.Request
+	filter      ugc.Filter
+	market      string
+	include     bool
+	limit, skip int
 }
 
 // serve answers one request of the session.
-func (sess *modelSession) serve(w http.ResponseWriter, r *http.Request, c *modelCase, host string, filter ugc.Filter, market string, include bool, limit, skip int) {
-	// The body is built under the lock, so mutations and pages are atomic.
-	body := func() string {
-		s := sess
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.requests++
-		n := s.requests
-		if n > s.budget {
-			return ""
-		}
-		for _, m := range c.mutations {
-			if m.atRequest == n {
-				s.mutate(m)
-			}
-		}
-		if filter.String() != c.query.filter.String() && !(len(filter) == 0 && len(c.query.filter) == 0) ||
-			market != c.query.market || include != c.query.include {
-			s.facts.wrongQueryRequests++
-			s.facts.lastWrongQuery = r.URL.RawQuery
-		}
-
-		// The list as this request sees it: filtered only when it asks.
-		view := s.list
-		if len(filter) > 0 {
-			view = nil
-			for _, e := range s.list {
-				if e.id == "" || filterMatches(filter, e.labels) {
-					view = append(view, e)
-				}
-			}
-		}
-		served := limit
-		if c.pageCap > 0 {
-			served = min(served, c.pageCap)
-		}
-		from := skip
-		nextFrom := -1 // where next starts: from + len(nodes) unless set
-		switch c.skip {
-		case skipIgnoredOnce:
-			if !s.ignoredDone && n >= c.ignoreAt && skip > 0 {
-				s.ignoredDone = true
-				from = 0
-				nextFrom = skip // next written from the skip asked
-			}
-		case skipRounded:
-			from = skip - skip%c.roundTo
-		}
-		from = min(from, len(view))
-		nodes := view[from:min(from+served, len(view))]
-		end := from + len(nodes)
-		if nextFrom < 0 {
-			nextFrom = end
-		} else {
-			nextFrom += len(nodes)
-		}
-		s.furthest = max(s.furthest, end)
-
-		hasNext := len(nodes) > 0 && end < len(view)
-		early := false
-		if hasNext && c.earlyNull && end+served >= len(view) {
-			hasNext, early = false, true
-		}
-
-		count := s.count(c, len(view), len(nodes))
-		if early {
-			count = max(count, len(view)) // a null next the count contradicts: the walk can tell
-		}
-		s.facts.pagesServed++
-		if count == len(view) {
-			s.facts.countLiedOnAll = false
-		}
-
-		var b strings.Builder
-		b.WriteString(`{"count":`)
-		b.WriteString(strconv.Itoa(count))
-		b.WriteString(`,"next":`)
-		if hasNext {
-			next, dropped := s.nextLink(c, host, r, nextFrom, limit)
-			if s.facts.pagesServed == 1 && dropped && c.queryDroppable() {
-				s.facts.firstNextDropped = true
-			}
-			b.WriteString(strconv.Quote(next))
-		} else {
-			b.WriteString("null")
-		}
-		b.WriteString(`,"nodes":[`)
-		for i, e := range nodes {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if e.id == "" {
-				b.WriteString(e.odd)
-				continue
-			}
-			writeModelPost(&b, e, market, include)
-		}
-		b.WriteString("]}")
-		return b.String()
-	}()
-	if body == "" {
+func (s *modelSession) serve(w http.ResponseWriter, c *modelCase, host string, req modelRequest) {
+	body, ok := s.answer(c, host, req)
+	if !ok {
 		modelError(w, http.StatusBadRequest, "model server: request budget spent (the walk loops)")
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write([]byte(body))
+}
+
+// answer builds the body of the answer to req under the session's lock, so
+// that a change of the list and a page never interleave; ok is false past
+// the session's request budget.
+func (s *modelSession) answer(c *modelCase, host string, req modelRequest) (body string, ok bool) {
+	r, filter, market, include, limit, skip := req.r, req.filter, req.market, req.include, req.limit, req.skip
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	n := s.requests
+	if n > s.budget {
+		return "", false
+	}
+	for _, m := range c.mutations {
+		if m.atRequest == n {
+			s.mutate(m)
+		}
+	}
+	if filter.String() != c.query.filter.String() ||
+		market != c.query.market || include != c.query.include {
+		s.facts.wrongQueryRequests++
+		s.facts.lastWrongQuery = r.URL.RawQuery
+	}
+
+	// The list as this request sees it: filtered only when it asks.
+	view := s.list
+	if len(filter) > 0 {
+		view = nil
+		for _, e := range s.list {
+			if e.id == "" || filterMatches(filter, e.labels) {
+				view = append(view, e)
+			}
+		}
+	}
+	served := limit
+	if c.pageCap > 0 {
+		served = min(served, c.pageCap)
+	}
+	from := skip
+	nextFrom := -1 // where next starts: from + len(nodes) unless set
+	switch c.skip {
+	case skipIgnoredOnce:
+		if !s.ignoredDone && n >= c.ignoreAt && skip > 0 {
+			s.ignoredDone = true
+			from = 0
+			nextFrom = skip // next written from the skip asked
+		}
+	case skipRounded:
+		from = skip - skip%c.roundTo
+	}
+	from = min(from, len(view))
+	nodes := view[from:min(from+served, len(view))]
+	end := from + len(nodes)
+	if nextFrom < 0 {
+		nextFrom = end
+	} else {
+		nextFrom += len(nodes)
+	}
+	s.furthest = max(s.furthest, end)
+
+	hasNext := len(nodes) > 0 && end < len(view)
+	early := false
+	if hasNext && c.earlyNull && end+served >= len(view) {
+		hasNext, early = false, true
+	}
+
+	count := s.count(c, len(view), len(nodes))
+	if early {
+		count = max(count, len(view)) // a null next the count contradicts: the walk can tell
+	}
+	s.facts.pagesServed++
+	if count == len(view) {
+		s.facts.countLiedOnAll = false
+	}
+
+	var b strings.Builder
+	b.WriteString(`{"count":`)
+	b.WriteString(strconv.Itoa(count))
+	b.WriteString(`,"next":`)
+	if hasNext {
+		next, dropped := s.nextLink(c, host, r, nextFrom, limit)
+		if s.facts.pagesServed == 1 && dropped && c.queryDroppable() {
+			s.facts.firstNextDropped = true
+		}
+		b.WriteString(strconv.Quote(next))
+	} else {
+		b.WriteString("null")
+	}
+	b.WriteString(`,"nodes":[`)
+	for i, e := range nodes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if e.id == "" {
+			b.WriteString(e.odd)
+			continue
+		}
+		writeModelPost(&b, e, market, include)
+	}
+	b.WriteString("]}")
+	return b.String(), true
 }
 
 // count writes a page's count as the case says.

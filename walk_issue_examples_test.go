@@ -162,8 +162,9 @@ func TestResumeAfterTheLastPageIsExactlyOnce(t *testing.T) {
 }
 
 // TestIDsDifferingOnlyInInvalidUTF8AreTwoPosts: IDs are compared by their
-// bytes; two that differ only in invalid UTF-8 are two posts, and what the
-// reader replaced is recorded as a deviation (item 6).
+// bytes; two that differ only in invalid UTF-8 are two posts, without a
+// false ErrIncomplete, and an ID the reader replaced is recorded as a
+// deviation (item 6).
 func TestIDsDifferingOnlyInInvalidUTF8AreTwoPosts(t *testing.T) {
 	t.Parallel()
 	ids := []string{"p\xff1", "p\xfe1"}
@@ -195,12 +196,16 @@ func TestIDsDifferingOnlyInInvalidUTF8AreTwoPosts(t *testing.T) {
 			w.collect(cl.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, append(mode.opts, summaryOf(&sum))...))
 			assert.NoError(t, w.err)
 			got := idsOf(w.posts)
-			if assert.Len(t, got, 2, "two posts") {
-				assert.NotEqual(t, got[0], got[1], "two posts, told apart by their bytes")
+			assert.Len(t, got, 2, "two posts, told apart by their bytes")
+			// An ID kept as sent needs no note; one replaced as
+			// encoding/json does must be recorded, once per post.
+			changed := 0
+			for i, id := range got {
+				if i >= len(ids) || id != ids[i] {
+					changed++
+				}
 			}
-			if len(got) != 2 || got[0] != ids[0] || got[1] != ids[1] {
-				assert.Positive(t, sum.DeviationCount, "IDs were changed in reading (%q), the summary must record it", got)
-			}
+			assert.GreaterOrEqual(t, sum.DeviationCount, changed, "IDs changed in reading (%q) are recorded as deviations", got)
 		})
 	}
 }
