@@ -192,6 +192,7 @@ type modelCase struct {
 	roundTo          int
 	pageCap          int // 0: pages of the limit asked
 	nullRuns, oddOut int // how many runs of null nodes, non-object nodes the list holds
+	invalidIDPairs   int // pairs of posts whose IDs differ only in invalid UTF-8 bytes
 	mutations        []modelMutation
 }
 
@@ -300,6 +301,31 @@ func newModelCase(seed uint64) *modelCase {
 			})
 		}
 	}
+
+	// Drawn from a stream of its own, so that adding it left every other
+	// dimension of a seed as it was.
+	ids := rand.New(rand.NewPCG(seed, 0x6964))
+	if n >= 2 && ids.IntN(10) == 0 {
+		c.invalidIDPairs = 1 + ids.IntN(2)
+		var at []int
+		for i, e := range c.entries {
+			if e.id != "" {
+				at = append(at, i)
+			}
+		}
+		used := map[int]bool{}
+		for range c.invalidIDPairs {
+			k := ids.IntN(len(at) - 1)
+			if used[k] || used[k+1] {
+				continue // pairs do not overlap: the IDs stay unique
+			}
+			used[k], used[k+1] = true, true
+			first, second := at[k], at[k+1]
+			base := c.entries[first].id
+			// Two IDs that differ only in a byte that is not UTF-8.
+			c.entries[first].id, c.entries[second].id = base+"\xff", base+"\xfe"
+		}
+	}
 	return c
 }
 
@@ -367,7 +393,7 @@ func (c *modelCase) String() string {
 			posts++
 		}
 	}
-	fmt.Fprintf(&b, " limit=%d query=%s nodes=%d(posts=%d nullRuns=%d odd=%d) count=%s", c.limit, c.query, len(c.entries), posts, c.nullRuns, c.oddOut, c.count)
+	fmt.Fprintf(&b, " limit=%d query=%s nodes=%d(posts=%d nullRuns=%d odd=%d invalidIDPairs=%d) count=%s", c.limit, c.query, len(c.entries), posts, c.nullRuns, c.oddOut, c.invalidIDPairs, c.count)
 	switch c.count {
 	case countStaleLower:
 		fmt.Fprintf(&b, "(-%d)", c.staleBy)
@@ -438,6 +464,7 @@ type modelFacts struct {
 	wrongQueryRequests int  // requests that came without the caller's query (or with another)
 	lastWrongQuery     string
 	touched            map[string]bool       // posts inserted, removed or moved (they need not come)
+	everCanonical      map[string]int        // how many posts of ever have each canonical ID
 	ever               map[string]modelEntry // every post the list held during the walk
 }
 
@@ -841,8 +868,10 @@ func (s *modelSession) mutate(m modelMutation) {
 // market and include: the comment tells which labels the post carries and
 // which market it was localized for, so a walk that drops its query shows.
 func writeModelPost(b *strings.Builder, e modelEntry, market string, include bool) {
-	fmt.Fprintf(b, `{"id":%s,"createdAt":"2024-01-02T03:04:05Z","media":{"location":"https://cdn.example/%s.jpg"},"taggedProducts":[],"comment":%s`,
-		strconv.Quote(e.id), e.id, strconv.Quote("labels="+strings.Join(e.labels, ",")+";market="+market))
+	// The ID goes out as its raw bytes (invalid UTF-8 too, as a server that
+	// does not check its strings sends it); model IDs need no escaping.
+	fmt.Fprintf(b, `{"id":"%s","createdAt":"2024-01-02T03:04:05Z","media":{"location":"https://cdn.example/%s.jpg"},"taggedProducts":[],"comment":%s`,
+		e.id, url.PathEscape(e.id), strconv.Quote("labels="+strings.Join(e.labels, ",")+";market="+market))
 	if include {
 		b.WriteString(`,"labels":[`)
 		for i, l := range e.labels {
@@ -888,5 +917,9 @@ func (s *modelSession) snapshot() modelFacts {
 	out := s.facts
 	out.ever = maps.Clone(s.facts.ever)
 	out.touched = maps.Clone(s.touched)
+	out.everCanonical = map[string]int{}
+	for id := range s.facts.ever {
+		out.everCanonical[canonicalID(id)]++
+	}
 	return out
 }
