@@ -1,0 +1,299 @@
+package ugc_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime/metrics"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ugcposts/ugc-go"
+)
+
+// The smallest cases of issue 16, written out: each is a point of the
+// space TestWalkIsExactlyOnceAgainstRealServerModels draws from, kept here
+// so that a regression names the example it breaks.
+
+// plainModelCase is a case that follows the contract: n posts, true count,
+// absolute next with the request's own query, skip honoured.
+func plainModelCase(endpoint string, n, limit int) *modelCase {
+	c := &modelCase{endpoint: endpoint, limit: limit, count: countTrue,
+		nextForms: []nextForm{nextFormAbsolute}, nextEscapes: []nextEscape{nextEscapeAsSent}}
+	for i := range n {
+		// Labels alternate, so a filter on the first label keeps half.
+		var labels []string
+		if i%2 == 0 {
+			labels = []string{modelLabelIDs[0]}
+		} else {
+			labels = []string{modelLabelIDs[1], modelLabelIDs[2]}
+		}
+		c.entries = append(c.entries, modelEntry{id: fmt.Sprintf("p%03d", i), labels: labels})
+	}
+	return c
+}
+
+// TestRealServerExamplesOfIssue16 walks the issue's examples in every
+// mode: each must yield exactly the posts of the list that match the query,
+// in order, without error, and say in the summary what it forgave.
+func TestRealServerExamplesOfIssue16(t *testing.T) {
+	t.Parallel()
+	withCount := func(m countMode, staleBy int) func() *modelCase {
+		return func() *modelCase {
+			c := plainModelCase("posts", 75, 25)
+			c.count, c.staleBy = m, staleBy
+			return c
+		}
+	}
+	examples := []struct {
+		name  string
+		build func() *modelCase
+	}{
+		// Item 1: a count lower than the list (25 of 75 today in parallel).
+		{"count 0 over 75 posts", withCount(countZero, 0)},
+		{"count the page's length over 75 posts", withCount(countPageLength, 0)},
+		{"stale count 50 over 75 posts", withCount(countStaleLower, 25)},
+		{"count -1 over 75 posts", withCount(countMinusOne, 0)},
+		// Item 2: next with only skip and limit.
+		{"next with only skip and limit on a label-filtered walk", func() *modelCase {
+			c := plainModelCase("posts", 75, 10)
+			c.query.filter = ugc.Filter{ugc.AnyLabel(modelLabelIDs[0])}
+			c.skipLimitOnly = 1
+			return c
+		}},
+		{"next with only skip and limit on a market walk", func() *modelCase {
+			c := plainModelCase("posts", 75, 10)
+			c.query.market = "de-DE"
+			c.skipLimitOnly = 1
+			return c
+		}},
+		{"next with only skip and limit on a gallery's market walk", func() *modelCase {
+			c := plainModelCase("gallery", 75, 10)
+			c.gallery, c.query.market = "summer:2024", "fr"
+			c.skipLimitOnly = 1
+			return c
+		}},
+		// Item 4: 30 nodes in a row that cannot be posts.
+		{"30 null nodes in a row", func() *modelCase {
+			c := plainModelCase("posts", 75, 25)
+			c.entries = slices.Insert(c.entries, 30, slices.Repeat([]modelEntry{{odd: "null"}}, 30)...)
+			c.nullRuns = 1
+			return c
+		}},
+		// Item 5: skip rounded down to a page boundary (asked 24, served 0).
+		{"skip rounded down to a page boundary", func() *modelCase {
+			c := plainModelCase("posts", 75, 25)
+			c.skip, c.roundTo = skipRounded, 25
+			return c
+		}},
+	}
+	tally := newFailureTally()
+	for _, ex := range examples {
+		t.Run(ex.name, func(t *testing.T) {
+			t.Parallel()
+			c := ex.build()
+			srv := newModelServer(t, c)
+			for _, mode := range walkModes()[:5] {
+				t.Run(mode.name, func(t *testing.T) {
+					sess, baseURL := srv.session(mode.name)
+					w := runModelWalk(c, baseURL, mode)
+					require.True(t, c.benign(), "an example of the issue is a benign case")
+					checkModelWalk(t, c, sess, mode, w, tally, fmt.Sprintf("go test -run 'TestRealServerExamplesOfIssue16/%s/%s$' .",
+						strings.ReplaceAll(ex.name, " ", "_"), mode.name))
+					assertIDs(t, sess.required(c), idsOf(w.posts), "the posts of the list matching the query, in order")
+				})
+			}
+		})
+	}
+}
+
+// TestResumeAfterTheLastPageIsExactlyOnce: a job that saves (page.Next,
+// last ID) after every page saves Next == "" after the last one; resuming
+// from it yields only what was added since, or nothing (item 3).
+func TestResumeAfterTheLastPageIsExactlyOnce(t *testing.T) {
+	t.Parallel()
+	c := plainModelCase("posts", 75, 25)
+	srv := newModelServer(t, c)
+	for _, mode := range walkModes()[:5] {
+		t.Run(mode.name, func(t *testing.T) {
+			sess, baseURL := srv.session(mode.name)
+			cl, err := ugc.NewClient(baseURL, modelAPIKey, ugc.WithRetryWait(0, 0))
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), modelWalkTimeout)
+			defer cancel()
+
+			var next, lastID string
+			n := 0
+			for page, err := range c.modelPages(ctx, cl, sequentialWalk()) {
+				require.NoError(t, err)
+				n += len(page.Nodes)
+				if len(page.Nodes) > 0 {
+					lastID = page.Nodes[len(page.Nodes)-1].ID
+				}
+				next = page.Next
+			}
+			require.Equal(t, 75, n, "the first run walks the whole list")
+			require.Equal(t, "p074", lastID)
+			require.Empty(t, next, "after the last page Next is empty")
+
+			var again modelWalk
+			again.collect(c.modelPosts(ctx, cl, append(mode.opts, resumeWalk(next, lastID))))
+			assert.NoError(t, again.err)
+			assertIDs(t, nil, idsOf(again.posts), "resumed after the last page of an unchanged list: nothing")
+
+			sess.appendPost("p075")
+			var added modelWalk
+			added.collect(c.modelPosts(ctx, cl, append(mode.opts, resumeWalk(next, lastID))))
+			assert.NoError(t, added.err)
+			assertIDs(t, []string{"p075"}, idsOf(added.posts), "resumed after the last page: only the post added since")
+		})
+	}
+}
+
+// TestIDsDifferingOnlyInInvalidUTF8AreTwoPosts: IDs are compared by their
+// bytes; two that differ only in invalid UTF-8 are two posts, without a
+// false ErrIncomplete, and an ID the reader replaced is recorded as a
+// deviation (item 6).
+func TestIDsDifferingOnlyInInvalidUTF8AreTwoPosts(t *testing.T) {
+	t.Parallel()
+	ids := []string{"p\xff1", "p\xfe1"}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("x-api-key") != modelAPIKey {
+			modelError(w, http.StatusUnauthorized, "No valid API key provided")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		var b strings.Builder
+		b.WriteString(`{"count":2,"next":null,"nodes":[`)
+		for i, id := range ids {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			// Raw bytes, as a server that does not check its strings sends them.
+			fmt.Fprintf(&b, `{"id":"%s","createdAt":"2024-01-02T03:04:05Z","media":{"location":"https://cdn.example/x.jpg"},"taggedProducts":[]}`, id)
+		}
+		b.WriteString("]}")
+		_, _ = w.Write([]byte(b.String()))
+	}))
+	t.Cleanup(hs.Close)
+	for _, mode := range walkModes()[:5] {
+		t.Run(mode.name, func(t *testing.T) {
+			cl, err := ugc.NewClient(hs.URL, modelAPIKey, ugc.WithRetryWait(0, 0))
+			require.NoError(t, err)
+			var sum ugc.WalkSummary
+			var w modelWalk
+			w.collect(cl.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, append(mode.opts, summaryOf(&sum))...))
+			assert.NoError(t, w.err)
+			got := idsOf(w.posts)
+			assert.Len(t, got, 2, "two posts, told apart by their bytes")
+			// An ID kept as sent needs no note; one replaced as
+			// encoding/json does must be recorded, once per post.
+			changed := 0
+			for i, id := range got {
+				if i >= len(ids) || id != ids[i] {
+					changed++
+				}
+			}
+			assert.GreaterOrEqual(t, sum.DeviationCount, changed, "IDs changed in reading (%q) are recorded as deviations", got)
+		})
+	}
+}
+
+// concurrencyChildEnv names the environment variable under which the test
+// binary, run again by TestHugeConcurrencyIsAnErrorNotACrash, walks with
+// the concurrency it holds and reports how the walk ended.
+const concurrencyChildEnv = "UGC_TEST_HUGE_CONCURRENCY_CHILD"
+
+// TestHugeConcurrencyIsAnErrorNotACrash: WithConcurrency(math.MaxInt) and
+// WithConcurrency(1e9) give an error before any request (or, capped, walk
+// the list as any walk), not a panic or a process out of memory (item 8). Each runs in a child process (this test
+// binary, run again) with a memory guard that ends it past 1 GiB, so that a
+// walk that allocates per n up front costs neither this run nor the
+// machine's other users.
+func TestHugeConcurrencyIsAnErrorNotACrash(t *testing.T) {
+	if n := os.Getenv(concurrencyChildEnv); n != "" {
+		hugeConcurrencyChild(n)
+		return
+	}
+	t.Parallel()
+	for _, n := range []int{math.MaxInt, 1e9} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHugeConcurrencyIsAnErrorNotACrash$", "-test.count=1")
+			cmd.Env = append(os.Environ(), concurrencyChildEnv+"="+strconv.Itoa(n))
+			out, err := cmd.CombinedOutput()
+			result := string(out)
+			if i := strings.Index(result, "child result: "); i >= 0 {
+				result = strings.TrimSpace(strings.SplitN(result[i+len("child result: "):], "\n", 2)[0])
+			} else {
+				result = fmt.Sprintf("the child died (%v): %s", err, firstLines(string(out), 6))
+			}
+			// Refusing the option and capping it are both fixes (issue 16
+			// item 8); a panic or a process out of memory is not.
+			assert.Contains(t, []string{"an error before any request", "the walk ended without error after 1 requests"}, result, "WithConcurrency(%d)", n)
+		})
+	}
+}
+
+// hugeConcurrencyChild walks with WithConcurrency(n) and prints how the
+// walk ended; a watchdog ends the process past 1 GiB.
+func hugeConcurrencyChild(arg string) {
+	n, _ := strconv.Atoi(arg)
+	go func() {
+		sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+		tick := time.NewTicker(2 * time.Millisecond) // a watchdog's poll
+		for range tick.C {
+			metrics.Read(sample)
+			if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > 1<<30 {
+				fmt.Println("child result: over 1 GiB of memory before the walk ended")
+				os.Exit(3)
+			}
+		}
+	}()
+	var requests atomic.Int64
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"count":0,"next":null,"nodes":[]}`))
+	}))
+	defer hs.Close()
+	result := func() (result string) {
+		defer func() {
+			if p := recover(); p != nil {
+				result = fmt.Sprintf("panic: %v", p)
+			}
+		}()
+		cl, err := ugc.NewClient(hs.URL, modelAPIKey)
+		if err != nil {
+			return "NewClient: " + err.Error()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		for _, err := range cl.AllPosts(ctx, nil, parallelWalk(n)...) {
+			if err != nil && requests.Load() == 0 {
+				return "an error before any request"
+			}
+			return fmt.Sprintf("the walk went on after %d requests (err %v)", requests.Load(), err)
+		}
+		return fmt.Sprintf("the walk ended without error after %d requests", requests.Load())
+	}()
+	fmt.Println("child result: " + result)
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], " | ")
+}
