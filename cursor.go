@@ -36,8 +36,10 @@ type cursor struct {
 	seeking bool
 	// byID is set once the server has shown it does not answer skip where
 	// asked: pages are then placed by the posts they hold, not by where
-	// they were asked for.
-	byID bool
+	// they were asked for. A count that changes then is a change of the
+	// list that cannot be placed, unless the count was seen to lie
+	// (countLied), when it tells nothing.
+	byID, countLied bool
 }
 
 func newCursor(policy DriftPolicy, endpoint string, skip int) *cursor {
@@ -63,10 +65,12 @@ type placement struct {
 	placed bool // false: the page does not show where the walk stands
 	from   int  // nodes[from:] come after the anchor
 	moved  bool // the anchor was not where it was asked for
-	// suspect: moved, while the count says the list did not change. Such
-	// a page is more likely not the one asked for (a server that ignored
-	// skip, a lagging replica) than a list that gained and lost as many
-	// posts between two requests: it is read again before it is believed.
+	// suspect: moved further than the count changed since the last page
+	// placed (posts added before the anchor push it on by as many as the
+	// count rose; removed, back by as many as it fell). Such a page is more
+	// likely not the one asked for (a server that ignored skip, a lagging
+	// replica) than a list that gained and lost posts between two
+	// requests: it is read again before it is believed.
 	suspect bool
 	// unverified: the request started after the anchor (nodes that are not
 	// posts, or pages of one post, stood between), so nothing on the page
@@ -98,7 +102,7 @@ func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
 	switch {
 	case c.policy == DriftFail && page.Count != c.count:
 		return placement{}, c.driftError("the count changed", "")
-	case c.byID && known && page.Count != c.placed:
+	case c.byID && known && page.Count != c.placed && !c.countLied:
 		return placement{}, c.driftError("the list changed while the server did not answer skip where asked: which posts moved cannot be told", "")
 	case c.anchor == "" || sentNodes(page) == 0 && !shrank && page.Count <= c.pos:
 		// The first page, or an empty page where the count agrees that
@@ -127,9 +131,11 @@ func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
 		c.seeking = false
 	case req.blind && latest < 0:
 		p = placement{placed: true, unverified: true}
+	case anchorAt >= 0 && c.movedAlone(page, anchorAt, at(anchorAt)-expected):
+		p = placement{moved: true} // read again: the anchor is no guide
 	case anchorAt >= 0:
 		p = placement{placed: true, from: anchorAt + 1, moved: at(anchorAt) != expected, start: c.anchorAt - at(anchorAt)}
-		p.suspect = p.moved && sameCount
+		p.suspect = p.moved && (sameCount || known && !c.explained(at(anchorAt)-expected, page.Count) && c.countLied)
 		c.addedBehind(at(anchorAt)-expected, page.Count, known)
 	case latest >= 0 && (latest+gap < len(page.Nodes) || page.Next == ""):
 		// The page reaches past where the anchor would be, after the
@@ -151,6 +157,28 @@ func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
 		return placement{}, c.driftError(fmt.Sprintf("post %s is not where it was (page at skip %d)", c.anchor, skip), "")
 	}
 	return p, nil
+}
+
+// explained reports whether a jump of the anchor from where it was asked
+// is no more than the change of count since the last page placed, in its
+// direction.
+func (c *cursor) explained(jump, count int) bool {
+	change := count - c.placed
+	return jump > 0 && jump <= change || jump < 0 && -jump <= -change
+}
+
+// movedAlone reports whether the anchor, found on page at index i, jump
+// places further on than asked, moved by itself (a post edited and moved
+// up the list): further on than the count rose, and with a post before it
+// on the page that is not the one yielded before it. A page that moved as a
+// whole (posts added before it, or a server that rounds skip) keeps the
+// anchor's predecessor in front of it.
+func (c *cursor) movedAlone(page *Page, i, jump int) bool {
+	if jump <= max(0, page.Count-c.placed) || i == 0 {
+		return false
+	}
+	before, ok := c.seq[c.key(page.Nodes[i-1].ID)]
+	return !ok || before != c.seq[c.key(c.anchor)]-1
 }
 
 // addedBehind notes a yielded post found moved places further on than
@@ -259,8 +287,20 @@ func (c *cursor) commit(page *Page, p placement, skip, end int) (kept []Post, re
 	if sentNodes(page) > 0 {
 		c.pos = end
 	}
+	if c.pos > page.Count || page.Count <= 0 && sentNodes(page) > 0 {
+		c.countLied = true
+	}
 	c.placed = page.Count
 	return kept, repeats
+}
+
+// believedCount is the last page's count, or -1 once a page showed the
+// count is not the size of the list.
+func (c *cursor) believedCount() int {
+	if c.countLied {
+		return -1
+	}
+	return c.last
 }
 
 func (c *cursor) driftError(reason, id string) *DriftError {

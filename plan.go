@@ -23,9 +23,6 @@ type plan struct {
 	// pages with a next link showed: fewer than asked, on a server that
 	// caps pages lower.
 	served int
-	// countLied is set once a page showed the count is not the size of
-	// the list; it no longer bounds what is foreseen.
-	countLied bool
 	// byNext is set when the walk follows the server's next links as sent
 	// (a server that does not answer skip where asked): the next request.
 	byNext *pageRequest
@@ -67,15 +64,15 @@ func (p *plan) following(cur *cursor) pageRequest {
 }
 
 // foreseen returns the request that follows after, as if after's page will
-// be full, and whether there is one: none past the end of the list when
-// the count can be believed, and none while the walk follows next links as
-// sent.
+// be full, and whether there is one: none past count, the end of the list
+// (-1 when the count cannot be believed), and none while the walk follows
+// next links as sent.
 func (p *plan) foreseen(after pageRequest, count int) (pageRequest, bool) {
 	n := min(after.limit, p.served)
 	switch {
 	case p.byNext != nil:
 		return pageRequest{}, false // a server that misbehaves is read one page at a time
-	case !p.countLied && after.skip+n >= count:
+	case count >= 0 && after.skip+n >= count:
 		return pageRequest{}, false
 	case n > 1:
 		return p.request(after.skip+n-1, p.anchoredLimit()), true
@@ -86,8 +83,8 @@ func (p *plan) foreseen(after pageRequest, count int) (pageRequest, bool) {
 }
 
 // learn takes what a page shows of the server: how many nodes it sends for
-// a page, and whether its count is the size of the list.
-func (p *plan) learn(req pageRequest, page *Page, pos int) {
+// a page.
+func (p *plan) learn(req pageRequest, page *Page) {
 	p.started = true
 	switch n := sentNodes(page); {
 	case page.Next == "" || n == 0:
@@ -95,9 +92,6 @@ func (p *plan) learn(req pageRequest, page *Page, pos int) {
 		p.served = n // a server that caps pages lower than asked
 	default:
 		p.served = max(p.served, n)
-	}
-	if pos > page.Count || page.Count <= 0 && sentNodes(page) > 0 {
-		p.countLied = true
 	}
 }
 

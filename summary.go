@@ -35,9 +35,11 @@ type WalkSummary struct {
 	// caller's query (filter, market, include): the walk sent the
 	// caller's own, as on every request.
 	QueryRestored int
-	// CountMismatches counts pages whose count said the list was done
-	// while their next link went on (a count of 0 or -1 for "not
-	// computed", a stale or per-page count): the walk followed next.
+	// CountMismatches counts pages whose count disagreed with where the
+	// list ends: a count that said the list was done while the next link
+	// went on (0 or -1 for "not computed", a stale or per-page count), a
+	// negative one, or one that differed from the posts found at the end.
+	// The walk followed next; the count decided nothing.
 	CountMismatches int
 	// Reanchors counts pages whose posts were not where they were asked
 	// for (posts added or removed before them, or a wrong page from a
@@ -115,7 +117,7 @@ const (
 // default.
 var eventMessages = [eventKinds]string{
 	evShortPage:     "ugc: a page shorter than its limit gave a next link; reading on",
-	evCountMismatch: "ugc: the count says the list is done, but next goes on; following next",
+	evCountMismatch: "ugc: the count disagrees with where the list ends; following next",
 	evUnverified:    "ugc: a page read without the anchor: nothing on it shows it came from where it was asked",
 }
 
@@ -127,6 +129,7 @@ type event struct {
 	ctx  context.Context
 	req  pageRequest
 	page *Page
+	devs []Deviation
 	msg  string
 }
 
@@ -145,7 +148,7 @@ func (w *walk) record(events ...event) {
 		case evRepeats:
 			s.Repeats += e.n
 		case evDeviations:
-			w.noteDeviations(e.page)
+			w.noteDeviations(e.devs)
 		case evShortPage:
 			s.ShortPages++
 		case evNextCorrected:
@@ -192,8 +195,8 @@ func (w *walk) logEvent(e event) {
 
 // noteDeviations adds what the tolerant reader forgave on a page to the
 // summary: the first maxSummaryDeviations, and the count of all.
-func (w *walk) noteDeviations(page *Page) {
-	for _, d := range page.Deviations {
+func (w *walk) noteDeviations(devs []Deviation) {
+	for _, d := range devs {
 		w.sum.DeviationCount++
 		if d.Dropped {
 			w.dropped++

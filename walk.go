@@ -95,7 +95,7 @@ func (w *walk) request(win *window) {
 		w.send(win, want)
 	}
 	for win.pending() <= w.plan.ahead && w.stale == 0 && w.readOn == 0 { // nothing foreseen while the walk is unsure of the next page
-		next, ok := w.plan.foreseen(win.last(), w.cur.last)
+		next, ok := w.plan.foreseen(win.last(), w.cur.believedCount())
 		if !ok {
 			return
 		}
@@ -131,7 +131,7 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 	before := w.cur.pos
 	devs := deviationsOf(page, p.from) // before commit drops repeats from the page
 	nodes, repeats := w.cur.commit(page, p, req.skip, end)
-	w.plan.learn(req, page, w.cur.pos)
+	w.plan.learn(req, page)
 	if w.cur.byID && next != nil {
 		w.plan.followNext(next)
 	}
@@ -143,11 +143,11 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 	// over: a page of repeats alone does not move the walk on.
 	progress := len(nodes) > 0 || w.cur.pos > before && sentNodes(page) > len(page.Nodes)
 	v, err := w.judge(ctx, req, page, next, refused, progress)
+	w.record(event{kind: evDeviations, devs: devs})
 	if err != nil || len(nodes) == 0 && !first {
 		return nil, v, err
 	}
 	out := &Page{Count: page.Count, Nodes: nodes, Deviations: devs}
-	w.record(event{kind: evDeviations, page: out})
 	w.out, w.outAt = out, w.positions(w.outAt[:0], req.skip, page, p.from, nodes)
 	out.Checkpoint = w.checkpoint(len(nodes))
 	if v.more {
@@ -157,16 +157,15 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 }
 
 // judge decides, after a page is committed, whether the list goes on: the
-// one end judgement of every walk. An empty page or a null next ends it, as
-// does a page that moves the walk on by nothing while the count says the
-// list is done; a next link goes on. An end that the count contradicts is
+// one end judgement of every walk. An empty page or a null next ends it; a
+// next link goes on. An end that the count contradicts is
 // read on from where the posts ended, twice at most, before it is believed
 // (a server that ends the list early, or sends one page short, loses no
 // post); a count that disagrees with where the list ends is recorded,
 // never a reason to stop. Two pages in a row that do not move the walk on
 // end it as stalled.
 func (w *walk) judge(ctx context.Context, req pageRequest, page *Page, next *url.URL, refused error, progress bool) (verdict, error) {
-	if next != nil && w.cur.pos >= page.Count {
+	if page.Count < 0 || next != nil && w.cur.pos >= page.Count || next == nil && w.cur.pos != page.Count {
 		w.record(event{kind: evCountMismatch, ctx: ctx, req: req, page: page})
 	}
 	if refused != nil {
@@ -175,7 +174,7 @@ func (w *walk) judge(ctx context.Context, req pageRequest, page *Page, next *url
 	if progress {
 		w.stale, w.readOn = 0, 0
 	}
-	ends := sentNodes(page) == 0 || next == nil || !progress && w.cur.pos >= page.Count && !w.plan.countLied
+	ends := sentNodes(page) == 0 || next == nil
 	switch {
 	case ends && sentNodes(page) > 0 && w.cur.pos < page.Count && !w.cur.byID && w.readOn < 2:
 		w.readOn++
@@ -221,8 +220,9 @@ func (w *walk) checkNext(ctx context.Context, req pageRequest, page *Page) (*url
 
 // place places an answer by the cursor, reading again until it can: a page
 // that cannot be placed is read again where the posts it holds say the
-// anchor is (see [cursor.seek]); a suspect one (see [placement]) is read
-// once more before it is believed. It returns the request and page that
+// anchor is (see [cursor.seek]); a suspect one (see [placement]), or one
+// that began elsewhere than asked with a next link that agrees, is read
+// once more before it is believed (see [walk.settle]). It returns the request and page that
 // were placed.
 func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequest, *Page, placement, error) {
 	for reads := 1; ; reads++ {
@@ -230,7 +230,7 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 		switch {
 		case err != nil:
 			return req, nil, p, err
-		case p.placed && !p.suspect:
+		case p.placed && !p.suspect && !(p.moved && keepsItsOwnCount(page, p)):
 			if p.moved {
 				w.record(event{kind: evReanchor, ctx: ctx, req: req, page: page, msg: "ugc: page re-anchored: the list changed or the page was not the one asked for"})
 			}
@@ -244,7 +244,7 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 				return req, nil, p, err
 			}
 			if p2, err := w.cur.place(req, again); err != nil || p2.placed && p2.moved && p2.start == p.start && p.start >= 0 {
-				return w.believe(ctx, req, again, p2, err)
+				return w.settle(ctx, req, again, p2, err)
 			}
 			page = again // answered right, or elsewhere again: placed anew
 		default:
@@ -261,34 +261,41 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 	}
 }
 
-// believe takes a page that was twice away from where it was asked, in the
-// same way, while the count stood. A server whose next link goes on from
-// where such a page really ended does not answer skip where asked (it
-// rounds skip to its own pages, say): from then on the walk follows its
-// next links as sent and places pages by the posts they hold. Otherwise the
-// page is taken as the answer to a request where it began (as its anchor
-// shows), and the anchor of the page after it checks it.
-func (w *walk) believe(ctx context.Context, req pageRequest, page *Page, p placement, err error) (pageRequest, *Page, placement, error) {
-	if err != nil {
+// settle takes a page that was twice away from where it was asked, in the
+// same way. A server whose next link goes on from where such a page really
+// began does not answer skip where asked (it rounds skip to its own pages,
+// or ignores it): from then on the walk follows its next links as sent
+// (see [walk.followNext]). Otherwise the page is taken as the answer to a
+// request where it began (as its anchor shows); the anchor of the page
+// after it checks it, but the walk can no longer vouch for its own
+// completeness.
+func (w *walk) settle(ctx context.Context, req pageRequest, page *Page, p placement, err error) (pageRequest, *Page, placement, error) {
+	switch {
+	case err != nil:
 		return req, nil, p, err
+	case keepsItsOwnCount(page, p):
+		return w.followNext(ctx, req, page)
 	}
-	if keepsItsOwnCount(page, p) {
-		w.cur.byID = true
-		w.record(event{kind: evFollowNext, ctx: ctx, req: req, page: page, msg: "ugc: the server does not answer skip where asked; following its next links as sent"})
-		p, err = w.cur.place(req, page)
-		return req, page, p, err
-	}
-	// The page is taken for what it is, the answer to a request where it
-	// began; the walk can no longer vouch for its own completeness.
-	w.record(event{kind: evUnverified, ctx: ctx, req: req, page: page, msg: "ugc: a page twice away from where it was asked, while the count stood: taken from where it began"})
+	w.record(event{kind: evUnverified, ctx: ctx, req: req, page: page, msg: "ugc: a page twice away from where it was asked: taken from where it began"})
 	req.skip = p.start
 	return req, page, p, nil
+}
+
+// followNext takes a page that began elsewhere than asked, twice, and
+// whose next link goes on from where it really ended. From then on the
+// walk follows the server's next links as sent and places pages by the
+// posts they hold.
+func (w *walk) followNext(ctx context.Context, req pageRequest, page *Page) (pageRequest, *Page, placement, error) {
+	w.cur.byID, w.cur.placed = true, page.Count // changes of count are judged from here on
+	w.record(event{kind: evFollowNext, ctx: ctx, req: req, page: page, msg: "ugc: the server does not answer skip where asked; following its next links as sent"})
+	p, err := w.cur.place(req, page)
+	return req, page, p, err
 }
 
 // keepsItsOwnCount reports whether a page's next link goes on from where
 // the page really began, as its anchor showed, plus the nodes it holds.
 func keepsItsOwnCount(page *Page, p placement) bool {
-	if p.start < 0 || page.Next == "" {
+	if p.start < 0 || page.Next == "" || p.start+sentNodes(page) == 0 {
 		return false
 	}
 	next, err := url.Parse(page.Next)

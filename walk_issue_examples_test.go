@@ -118,9 +118,10 @@ func TestRealServerExamplesOfIssue16(t *testing.T) {
 	}
 }
 
-// TestResumeAfterTheLastPageIsExactlyOnce: a job that saves (page.Next,
-// last ID) after every page saves Next == "" after the last one; resuming
-// from it yields only what was added since, or nothing (item 3).
+// TestResumeAfterTheLastPageIsExactlyOnce: a job that saves the page's
+// checkpoint after every page saves one after the last page too (where
+// Next is ""); resuming from it yields only what was added since, or
+// nothing (item 3).
 func TestResumeAfterTheLastPageIsExactlyOnce(t *testing.T) {
 	t.Parallel()
 	c := plainModelCase("posts", 75, 25)
@@ -134,6 +135,7 @@ func TestResumeAfterTheLastPageIsExactlyOnce(t *testing.T) {
 			defer cancel()
 
 			var next, lastID string
+			var cp ugc.Checkpoint
 			n := 0
 			for page, err := range c.modelPages(ctx, cl, sequentialWalk()) {
 				require.NoError(t, err)
@@ -141,20 +143,21 @@ func TestResumeAfterTheLastPageIsExactlyOnce(t *testing.T) {
 				if len(page.Nodes) > 0 {
 					lastID = page.Nodes[len(page.Nodes)-1].ID
 				}
-				next = page.Next
+				next, cp = page.Next, page.Checkpoint
 			}
 			require.Equal(t, 75, n, "the first run walks the whole list")
 			require.Equal(t, "p074", lastID)
 			require.Empty(t, next, "after the last page Next is empty")
+			require.Equal(t, lastID, cp.After, "the checkpoint stands after the last post")
 
 			var again modelWalk
-			again.collect(c.modelPosts(ctx, cl, append(mode.opts, resumeWalk(next, lastID))))
+			again.collect(c.modelPosts(ctx, cl, append(mode.opts, resumeWalk(cp))))
 			assert.NoError(t, again.err)
 			assertIDs(t, nil, idsOf(again.posts), "resumed after the last page of an unchanged list: nothing")
 
 			sess.appendPost("p075")
 			var added modelWalk
-			added.collect(c.modelPosts(ctx, cl, append(mode.opts, resumeWalk(next, lastID))))
+			added.collect(c.modelPosts(ctx, cl, append(mode.opts, resumeWalk(cp))))
 			assert.NoError(t, added.err)
 			assertIDs(t, []string{"p075"}, idsOf(added.posts), "resumed after the last page: only the post added since")
 		})

@@ -40,9 +40,8 @@ func sequentialWalk() []ugc.IterOption    { return []ugc.IterOption{ugc.WithPref
 func prefetchWalk() []ugc.IterOption      { return nil } // the default
 func parallelWalk(n int) []ugc.IterOption { return []ugc.IterOption{ugc.WithConcurrency(n)} }
 
-// resumeWalk resumes after a checkpoint saved from a page walk: the page's
-// Next and the ID of the last post handled.
-func resumeWalk(next, lastID string) ugc.IterOption { return ugc.ResumeAfter(next, lastID) }
+// resumeWalk resumes from a checkpoint saved from a page walk.
+func resumeWalk(cp ugc.Checkpoint) ugc.IterOption { return ugc.ResumeFrom(cp) }
 
 // summaryOf makes the walk write its summary into s.
 func summaryOf(s *ugc.WalkSummary) ugc.IterOption { return ugc.WithSummary(s) }
@@ -149,7 +148,7 @@ func resumeModelWalk(ctx context.Context, c *modelCase, cl *ugc.Client) (w model
 	if rng.IntN(3) == 0 {
 		stopAfter = 1 << 30 // after the last page
 	}
-	var next, lastID string
+	var cp ugc.Checkpoint
 	pages := 0
 	for page, err := range c.modelPages(ctx, cl, first.opts) {
 		if err != nil {
@@ -158,10 +157,7 @@ func resumeModelWalk(ctx context.Context, c *modelCase, cl *ugc.Client) (w model
 		}
 		pages++
 		w.posts = append(w.posts, page.Nodes...)
-		if len(page.Nodes) > 0 {
-			lastID = page.Nodes[len(page.Nodes)-1].ID
-		}
-		next = page.Next
+		cp = page.Checkpoint
 		if pages == stopAfter {
 			break
 		}
@@ -170,12 +166,12 @@ func resumeModelWalk(ctx context.Context, c *modelCase, cl *ugc.Client) (w model
 	if pages < stopAfter {
 		where = fmt.Sprintf("after the last page (%d)", pages)
 	}
-	w.note = fmt.Sprintf("pages walked %s %s, checkpoint (Next=%q, last=%q), resumed %s", first.name, where, next, lastID, second.name)
+	w.note = fmt.Sprintf("pages walked %s %s, checkpoint %+v, resumed %s", first.name, where, cp, second.name)
 	if w.err != nil {
 		return w
 	}
 	w.hasSum = true
-	opts := append(slices.Clone(second.opts), resumeWalk(next, lastID), summaryOf(&w.sum))
+	opts := append(slices.Clone(second.opts), resumeWalk(cp), summaryOf(&w.sum))
 	w.collect(c.modelPosts(ctx, cl, opts))
 	return w
 }
@@ -342,7 +338,7 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 	if facts.firstNextDropped {
 		// needs: QueryRepairs — next links that dropped the caller's
 		// filter/market/include and were repaired (issue 16 item 2).
-		if n, ok := summaryCount(w.sum, "QueryRepairs"); !ok || n == 0 {
+		if n, ok := summaryCount(w.sum, "QueryRestored"); !ok || n == 0 {
 			fail("summary/query", "the first next dropped the caller's query (%s), the summary does not say so (%s)", c.query, fieldState(ok, n))
 		}
 	}
