@@ -65,7 +65,8 @@ type placement struct {
 	placed bool // false: the page does not show where the walk stands
 	from   int  // nodes[from:] come after the anchor
 	moved  bool // the anchor was not where it was asked for
-	// suspect: moved further than the count changed since the last page
+	// suspect: moved while the count stood, or, on a server whose count
+	// was seen to lie, further than the count changed since the last page
 	// placed (posts added before the anchor push it on by as many as the
 	// count rose; removed, back by as many as it fell). Such a page is more
 	// likely not the one asked for (a server that ignored skip, a lagging
@@ -135,7 +136,7 @@ func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
 		p = placement{moved: true} // read again: the anchor is no guide
 	case anchorAt >= 0:
 		p = placement{placed: true, from: anchorAt + 1, moved: at(anchorAt) != expected, start: c.anchorAt - at(anchorAt)}
-		p.suspect = p.moved && (sameCount || known && !c.explained(at(anchorAt)-expected, page.Count) && c.countLied)
+		p.suspect = p.moved && (sameCount || known && c.countLied && !c.explained(at(anchorAt)-expected, page.Count))
 		c.addedBehind(at(anchorAt)-expected, page.Count, known)
 	case latest >= 0 && (latest+gap < len(page.Nodes) || page.Next == ""):
 		// The page reaches past where the anchor would be, after the

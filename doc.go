@@ -53,41 +53,52 @@
 // siblings walk it page by page. They yield an error once and stop, and
 // leave nothing running after a break.
 //
-// A walk is complete: every post that is in the list for the whole walk is
-// yielded exactly once, or the walk ends with an error that says why. It
-// follows next (a relative link is resolved against the request that
-// returned it) and ends on a null next or an empty page; a page shorter
-// than its limit that gives a next link is not the end. It departs from
-// following next in one way: each request starts one post earlier than the
-// link says (and asks for one post more, within 25), so that the answer
-// begins with the last post already yielded, the anchor. When the anchor is
-// not there (posts were added or removed before it, or a cache answered with
-// another page), the walk looks for it where the posts it does see say it
-// is, and goes on after it: nothing is skipped and nothing repeated. This
-// holds while the list keeps a stable order (posts do not move); a change of
-// order ends the walk with a [*DriftError].
+// A walk is complete: every post that is in the list for the whole walk,
+// and keeps its place in the order, is yielded exactly once, or the walk
+// ends with an error that says why, in every mode. Every request is the
+// caller's query (filter, market, include) at a position: a next link gives
+// only the position (a relative link is resolved against the request that
+// returned it); one that leaves the query out is repaired, one that names
+// other values is refused. A null next or an empty page ends the walk; a
+// page shorter than its limit that gives a next link does not, and a count
+// that disagrees with where the list ends is recorded, never a reason to
+// stop. Each request starts at the last post already yielded, the anchor
+// (and asks for one post more, within 25), so that the answer shows
+// whether the list moved since. When the anchor is not there (posts were
+// added or removed before it, or a cache answered with another page), the
+// walk looks for it where the posts it does see say it is, and goes on
+// after it. Nodes that cannot be posts move the walk on like posts. A
+// server that does not answer skip where asked (rounding it to its own
+// pages) is followed by its own next links once two pages show it. A post
+// that moves in the order is detected when the pages show it (a
+// [*DriftError]); a move together with other changes can go unnoticed and
+// cost the moved post: see [DriftFail].
 //
 //   - Prefetch (on by default, [WithPrefetch]): the next page is in flight
 //     while the caller handles the current one.
 //   - Parallel ([WithConcurrency]): up to n pages in flight, posts still in
 //     order, memory bounded by n pages; each boundary between pages is
-//     checked as in a sequential walk, and only a broken one is read again.
-//   - Resume ([ResumeFrom], [ResumeAfter]): start from a Next URL saved as
-//     a checkpoint; with the ID of the last post handled, the first page is
-//     placed by it, so a list that changed between the runs costs nothing.
+//     checked as in a sequential walk, and requests a page proves wrong are
+//     cancelled and sent again.
+//   - Resume ([ResumeFrom]): start from a [Checkpoint] saved from a page or
+//     a summary; the first page is placed by the checkpoint's post, so a
+//     list that changed between the runs costs nothing, and a checkpoint
+//     taken after the last page yields only what was added since.
 //   - Drift ([WithDrift]): [DriftRepair] (the default) repairs a change as
 //     above; [DriftFail] ends the walk at the first sign of one.
-//   - Summary ([WithSummary]): after the loop, what the walk did: pages,
-//     requests, posts, the count at the start and at the end, short pages,
-//     re-anchors, repeats dropped and any shortfall against the count.
+//   - Summary ([WithSummary]): after the loop, what the walk did and what
+//     it forgave: pages, requests, posts, counts, short pages, next links
+//     corrected, queries restored, count mismatches, re-anchors, pages it
+//     could not check, repeats dropped, deviations, any shortfall against
+//     the count, and the checkpoint after the last post handed out.
 //
 // A walk ends with an error rather than a silent gap or an endless loop: a
-// next URL on another origin, on another endpoint, or that does not advance
-// skip is refused ([ErrBadNext]) after the posts of the page that carried it,
-// so the key never leaves the base URL's origin; pages that stop bringing
-// new posts end it with [ErrStalled]; a list that ends short of its count,
-// by more than it gained while walked, ends it with [ErrIncomplete]. A
-// context that ends stops
+// next URL on another origin, on another endpoint, with another query, or
+// that does not advance skip is refused ([ErrBadNext]) after the posts of
+// the page that carried it, so the key never leaves the base URL's origin;
+// two pages in a row that move the walk on by nothing end it with
+// [ErrStalled]; a walk that could not check every page's place and ends
+// short of its count ends with [ErrIncomplete]. A context that ends stops
 // the loop at once, in the middle of a page too.
 //
 // # Reading pages: a tolerant reader

@@ -232,3 +232,33 @@ func liveHeap() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
 }
+
+// BenchmarkShortPages walks 1,000 posts from a server that sends 10 posts a
+// page to a limit-25 walk (a server that caps pages lower than the
+// contract's 25), with 5 ms added to every request: prefetch must cost no
+// more requests than a sequential walk (within 5 %) and no more time.
+func BenchmarkShortPages(b *testing.B) {
+	const posts = 1_000
+	var requests atomic.Int64
+	srv := benchServer(b, posts, 5*time.Millisecond, ugctest.WithRequestHook(func(ugctest.Request) { requests.Add(1) }))
+	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointPosts, Fault: ugctest.ShortPage(10)})
+	for _, mode := range []struct {
+		name string
+		opts []ugc.IterOption
+	}{
+		{"sequential", []ugc.IterOption{ugc.WithPrefetch(false)}},
+		{"prefetch", nil},
+		{"parallel-8", []ugc.IterOption{ugc.WithConcurrency(8)}},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			c := srv.Client()
+			requests.Store(0)
+			for b.Loop() {
+				n, err := sdkWalk(context.Background(), c, nil, mode.opts...)
+				require.NoError(b, err)
+				require.Equal(b, posts, n)
+			}
+			b.ReportMetric(float64(requests.Load())/float64(b.N), "requests/walk")
+		})
+	}
+}
