@@ -109,13 +109,13 @@ func (c *Client) NextPage(ctx context.Context, next string, opts ...CallOption) 
 }
 
 // PostsPages iterates over the pages of [Client.Posts], from params (which it
-// does not change) to the end, for a job that checkpoints [Page.Next]. Each
+// does not change) to the end, for a job that checkpoints its progress. Each
 // page holds the posts new to the walk, in order (the post a request starts
 // at to anchor it is not handed out twice), what was forgiven in reading
-// them ([Page.Deviations]), and in Next where the walk goes on: save it with
-// the page's last post ID and resume with [ResumeAfter]. The walk is that
-// of [Client.AllPosts]: it yields an error at most once, then stops, with
-// the same errors.
+// them ([Page.Deviations]), in Next where the walk goes on ("" after the
+// last page), and in Checkpoint where it stands: save that and resume with
+// [ResumeFrom]. The walk is that of [Client.AllPosts]: it yields an error at
+// most once, then stops, with the same errors.
 func (c *Client) PostsPages(ctx context.Context, params *PostsParams, opts ...IterOption) iter.Seq2[*Page, error] {
 	return c.pages(ctx, func() (*url.URL, error) { return c.postsURL(params) }, opts)
 }
@@ -142,22 +142,26 @@ func (c *Client) InboxPages(ctx context.Context, params *InboxParams, opts ...It
 //		...
 //	}
 //
-// The walk is complete: every post that is in the list for the whole walk
-// comes exactly once, while moderators add and remove posts (see
-// [DriftRepair]), or the walk ends with an error that says why. It ends
-// after a page whose next is null or an empty page; a page shorter than its
-// limit that gives a next link is not the end. A relative next link is
-// resolved against the request that returned it. The walk departs from
-// following next only by asking for one post earlier than the link says
-// (skip-1), so that each answer shows the last post already yielded and a
-// change of the list cannot open a silent gap.
+// The walk is complete: every post that is in the list for the whole walk,
+// and keeps its place in the order, comes exactly once while moderators add
+// and remove posts (see [DriftRepair]), or the walk ends with an error that
+// says why. Each request is params' query at a position; a next link gives
+// the position only (a relative one is resolved against the request that
+// returned it). It ends after a page whose next is null or an empty page; a
+// page shorter than its limit that gives a next link is not the end. Each
+// request starts at the last post already yielded, so that each answer
+// shows whether the list moved and a change of the list cannot open a
+// silent gap. The package documentation says what it does with servers
+// that misbehave.
 //
 // It yields an error once and stops: bad params; an API or decoding error
 // (after retries); a refused next link ([ErrBadNext]), after the posts of the
-// page that carried it; [ErrIncomplete] when the list ends short of its
-// count by more than it gained while walked; [ErrStalled] when pages stop bringing
-// new posts; a [*DriftError] when the order changes (or at any change,
-// under [DriftFail]); or ctx.Err(), at once, even in the middle of a page.
+// page that carried it; [ErrIncomplete] when a walk that could not check
+// every page's place ends short of its count; [ErrStalled] when two pages
+// in a row move the walk on by nothing; a [*DriftError] when the pages show
+// the order changed or the walk cannot find its place again (or at any
+// change, under [DriftFail]); or ctx.Err(), at once, even in the middle of
+// a page.
 // [WithSummary] tells what the walk did. Breaking out of the loop ends all
 // work at once, with no goroutine or connection left behind. params is not
 // changed.
