@@ -45,6 +45,10 @@ type Client struct {
 	waitMin, waitMax time.Duration
 	attemptTimeout   time.Duration // 0: unbounded
 
+	// callDefaults and walkDefaults are the options given to NewClient
+	// that configure every call, or every walk.
+	callDefaults, walkDefaults []Option
+
 	bodies     sync.Pool  // *pageBody, so a page costs no new buffer
 	responseMu sync.Mutex // for WithResponseInto, written by a parallel walk
 }
@@ -63,13 +67,8 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		attemptTimeout: DefaultAttemptTimeout,
 		maxBody:        DefaultMaxResponseBytes,
 	}
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, errors.New("ugc: NewClient: nil Option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, fmt.Errorf("ugc: NewClient: %w", err)
-		}
+	if err := applyClientOptions(&o, opts); err != nil {
+		return nil, fmt.Errorf("ugc: NewClient: %w", err)
 	}
 	if strings.TrimSpace(apiKey) == "" {
 		return nil, errors.New("ugc: NewClient: empty API key")
@@ -96,6 +95,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		base: base, apiKey: func() []string { return keyHeader }, http: hc, masker: newMasker(apiKey),
 		userAgent: []string{ua}, maxBody: o.maxBody, logger: o.logger, strict: o.strict, observer: o.observer,
 		retryMax: o.retryMax, waitMin: o.waitMin, waitMax: o.waitMax, attemptTimeout: timeout,
+		callDefaults: o.callDefaults, walkDefaults: o.walkDefaults,
 	}, nil
 }
 

@@ -41,7 +41,7 @@ func TestSharedClientAcrossGoroutines(t *testing.T) {
 	srv.FailFraction(0.05, 11, ugctest.InternalError(), ugctest.RateLimit("0"), ugctest.DropConnection(), ugctest.TruncateBody())
 	c := srv.Client(ugc.WithRetryMax(10))
 	ctx := context.Background()
-	modes := [][]ugc.IterOption{{ugc.WithPrefetch(false)}, nil, {ugc.WithConcurrency(4)}}
+	modes := [][]ugc.Option{{ugc.WithReadAhead(0)}, nil, {ugc.WithReadAhead(4)}}
 
 	// Each goroutine runs one kind of call, chosen by its number, and
 	// checks the answer against the dataset. assert, not require: these run

@@ -151,15 +151,19 @@
 // No error, log line or fmt verb ever shows the API key, in any encoding a
 // server may echo it in (raw, JSON-escaped, URL-encoded).
 //
-// # Per-call options
+// # Options
 //
-// Every call and iterator takes [CallOption] values that change that call
-// only, on a Client shared by callers with different budgets:
-// [WithCallRetryMax], [WithCallAttemptTimeout], [WithHeader] (a request ID,
-// a traceparent; never the key header) and [WithResponseInto] (status,
-// headers and attempts of a successful answer).
+// One [Option] type configures a Client ([NewClient]), one call and one
+// walk, with the same names at every level: given to NewClient an option
+// that shapes requests ([WithRetryMax], [WithAttemptTimeout], [WithHeader])
+// or walks ([WithReadAhead], [WithDrift]) is the default of every call or
+// walk; given to a call it changes that call only, on a Client shared by
+// callers with different budgets. Options of one level only are errors
+// elsewhere: [WithHTTPClient] on a call, [WithSummary] or [ResumeFrom] on a
+// Client, [WithResponseInto] (status, headers and attempts of a successful
+// answer) on a Client.
 //
-//	page, err := client.Posts(ctx, params, ugc.WithCallRetryMax(0), ugc.WithHeader("X-Request-Id", id))
+//	page, err := client.Posts(ctx, params, ugc.WithRetryMax(0), ugc.WithHeader("X-Request-Id", id))
 //
 // # Logging and observability
 //

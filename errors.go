@@ -25,7 +25,7 @@ var (
 	// ErrServer matches an APIError with any 5xx status.
 	ErrServer = errors.New("ugc: server error")
 	// ErrInvalidParams matches bad input refused before any request: a
-	// negative limit or skip, a bad [CallOption], an unusable gallery ID, an unsupported
+	// negative limit or skip, a bad [Option], an unusable gallery ID, an unsupported
 	// include, an invalid filter (a [*FilterError]) or a foreign next URL.
 	ErrInvalidParams = errors.New("ugc: invalid parameters")
 	// ErrForeignRedirect matches a redirect to an origin other than the base

@@ -449,13 +449,15 @@ func ExampleNewClient_gockDefaultTransport() {
 	// 0 <nil> true
 }
 
-// Per-call options override the Client's settings for one call: a request
-// handler with a tight budget fails fast on a Client shared with a patient
-// batch job, forwards its request ID, and reads the answer's headers.
-func ExampleWithCallRetryMax() {
+// The same options configure a Client and one call: given to a call, they
+// override the Client's settings for it alone. A request handler with a
+// tight budget fails fast on a Client shared with a patient batch job,
+// forwards its request ID, and reads the answer's headers.
+func ExampleOption() {
 	baseURL, _, stop := startFakeAPI("test-key")
 	defer stop()
-	client, err := ugc.NewClient(baseURL, "test-key", // 4 retries, 30 s per attempt by default
+	client, err := ugc.NewClient(baseURL, "test-key",
+		ugc.WithRetryMax(6), // this Client's default: 6 retries
 		ugc.WithHTTPClient(&http.Client{Transport: headerPrinter("X-Request-Id")}))
 	if err != nil {
 		log.Fatal(err)
@@ -463,8 +465,8 @@ func ExampleWithCallRetryMax() {
 
 	var info ugc.ResponseInfo
 	page, err := client.Posts(context.Background(), &ugc.PostsParams{Limit: 3},
-		ugc.WithCallRetryMax(0),                       // this call only: no retry
-		ugc.WithCallAttemptTimeout(2*time.Second),     // this call only
+		ugc.WithRetryMax(0),                           // this call only: no retry
+		ugc.WithAttemptTimeout(2*time.Second),         // this call only
 		ugc.WithHeader("X-Request-Id", "checkout-42"), // sent with this call's requests
 		ugc.WithResponseInto(&info),                   // status, headers, attempts
 	)

@@ -87,7 +87,7 @@ var (
 type walkEndpoint struct {
 	name     ugctest.Endpoint
 	gallery  string
-	walk     func(c *ugc.Client, limit int, opts ...ugc.IterOption) walked
+	walk     func(c *ugc.Client, limit int, opts ...ugc.Option) walked
 	pathGlob string
 }
 
@@ -99,21 +99,21 @@ func endpointOf(name ugctest.Endpoint, gallery string) walkEndpoint {
 	switch name {
 	case ugctest.EndpointGallery:
 		return walkEndpoint{name: name, gallery: gallery, pathGlob: "/v1/galleries/*/posts",
-			walk: func(c *ugc.Client, limit int, opts ...ugc.IterOption) walked {
+			walk: func(c *ugc.Client, limit int, opts ...ugc.Option) walked {
 				ctx, cancel := context.WithTimeout(context.Background(), walkTimeout)
 				defer cancel()
 				return walkAll(c.AllGalleryPosts(ctx, gallery, &ugc.GalleryPostsParams{Limit: limit}, opts...))
 			}}
 	case ugctest.EndpointInbox:
 		return walkEndpoint{name: name, pathGlob: "/v1/inbox",
-			walk: func(c *ugc.Client, limit int, opts ...ugc.IterOption) walked {
+			walk: func(c *ugc.Client, limit int, opts ...ugc.Option) walked {
 				ctx, cancel := context.WithTimeout(context.Background(), walkTimeout)
 				defer cancel()
 				return walkAll(c.AllInbox(ctx, &ugc.InboxParams{Limit: limit}, opts...))
 			}}
 	}
 	return walkEndpoint{name: ugctest.EndpointPosts, pathGlob: "/v1/posts",
-		walk: func(c *ugc.Client, limit int, opts ...ugc.IterOption) walked {
+		walk: func(c *ugc.Client, limit int, opts ...ugc.Option) walked {
 			ctx, cancel := context.WithTimeout(context.Background(), walkTimeout)
 			defer cancel()
 			return walkAll(c.AllPosts(ctx, &ugc.PostsParams{Limit: limit}, opts...))
@@ -126,7 +126,7 @@ type ruleCase struct {
 	posts    int
 	endpoint walkEndpoint
 	mode     string
-	opts     []ugc.IterOption
+	opts     []ugc.Option
 	limit    int
 	rules    []ugctest.Rule
 	kinds    []ruleFault
@@ -153,12 +153,12 @@ func newRuleCase(seed uint64) ruleCase {
 	c := ruleCase{seed: seed, posts: rng.IntN(301), limit: 1 + rng.IntN(ugc.MaxLimit)}
 	switch m := rng.IntN(4); m {
 	case 0:
-		c.mode, c.opts = "sequential", []ugc.IterOption{ugc.WithPrefetch(false)}
+		c.mode, c.opts = "sequential", []ugc.Option{ugc.WithReadAhead(0)}
 	case 1:
-		c.mode, c.opts = "prefetch", []ugc.IterOption{ugc.WithPrefetch(true)}
+		c.mode, c.opts = "prefetch", []ugc.Option{ugc.WithReadAhead(1)}
 	default:
 		n := 2 + rng.IntN(7)
-		c.mode, c.opts = fmt.Sprintf("parallel-%d", n), []ugc.IterOption{ugc.WithConcurrency(n)}
+		c.mode, c.opts = fmt.Sprintf("parallel-%d", n), []ugc.Option{ugc.WithReadAhead(n)}
 	}
 	switch rng.IntN(3) {
 	case 0:
@@ -241,7 +241,7 @@ func TestFakeRulesWalkIsCompleteOrSaysWhy(t *testing.T) {
 			t.Parallel()
 			t.Logf("reproduce with: %s", c)
 			srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(c.posts, seed)))
-			want := c.endpoint.walk(srv.Client(), c.limit, ugc.WithPrefetch(false))
+			want := c.endpoint.walk(srv.Client(), c.limit, ugc.WithReadAhead(0))
 			require.NoError(t, want.err, "clean walk")
 			require.Equal(t, len(want.ids), len(uniq(want.ids)), "clean walk repeats a post")
 			srv.ResetRequests()
@@ -568,7 +568,7 @@ func TestFakeRulesDisplacedPageIsReadAgain(t *testing.T) {
 	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, After: 1, Times: 1, Fault: ugctest.IgnoreSkip()})
 	var sum ugc.WalkSummary
 	got := walkAll(srv.Client().AllInbox(context.Background(), &ugc.InboxParams{Limit: 5},
-		ugc.WithPrefetch(false), ugc.WithSummary(&sum)))
+		ugc.WithReadAhead(0), ugc.WithSummary(&sum)))
 	require.NoError(t, got.err)
 	assert.Len(t, got.ids, 10, "every post")
 	assert.Equal(t, 3, sum.Requests, "the first page, the displaced one, and its second reading (the last page)")
@@ -598,7 +598,7 @@ func TestFakeRulesShuffledPagesEndTheWalk(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	var sum ugc.WalkSummary
-	got := walkAll(srv.Client().AllInbox(ctx, &ugc.InboxParams{Limit: 1}, ugc.WithPrefetch(false), ugc.WithSummary(&sum)))
+	got := walkAll(srv.Client().AllInbox(ctx, &ugc.InboxParams{Limit: 1}, ugc.WithReadAhead(0), ugc.WithSummary(&sum)))
 	t.Logf("%d posts, err %v, %d requests, %d re-anchors", len(got.ids), got.err, sum.Requests, sum.Reanchors)
 	require.Error(t, got.err, "the walk ends by itself, and says why")
 	assert.True(t, errors.Is(got.err, ugc.ErrStalled) || errors.Is(got.err, ugc.ErrIncomplete) || errors.Is(got.err, ugc.ErrDrift), "stalled, incomplete or drift: %v", got.err)
@@ -619,7 +619,7 @@ func TestFakeRulesEarlyEndIsNeverASilentGap(t *testing.T) {
 	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, After: 2, Times: 1, Fault: ugctest.EndEarly(1)})
 	var sum ugc.WalkSummary
 	got := walkAll(srv.Client().AllInbox(context.Background(), &ugc.InboxParams{Limit: 3},
-		ugc.WithPrefetch(false), ugc.WithSummary(&sum)))
+		ugc.WithReadAhead(0), ugc.WithSummary(&sum)))
 	t.Logf("%d posts, err %v, summary %+v", len(got.ids), got.err, sum)
 	if got.err == nil {
 		assert.Len(t, got.ids, 10, "a walk without error yields every post")

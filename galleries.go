@@ -26,7 +26,7 @@ type GalleryPostsParams struct {
 //
 // Errors are those of [Client.Posts]; an empty ID, ".", ".." or one with
 // control characters wraps [ErrInvalidParams].
-func (c *Client) GalleryPosts(ctx context.Context, galleryID string, params *GalleryPostsParams, opts ...CallOption) (*Page, error) {
+func (c *Client) GalleryPosts(ctx context.Context, galleryID string, params *GalleryPostsParams, opts ...Option) (*Page, error) {
 	u, err := c.galleryPostsURL(galleryID, params)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ type InboxParams struct {
 // Inbox returns one page of the posts pending moderation (GET /v1/inbox).
 // params may be nil. Each post's UploadedBy carries the submitting member's
 // Email. Errors are those of [Client.Posts]; opts change this call only.
-func (c *Client) Inbox(ctx context.Context, params *InboxParams, opts ...CallOption) (*Page, error) {
+func (c *Client) Inbox(ctx context.Context, params *InboxParams, opts ...Option) (*Page, error) {
 	u, err := c.inboxURL(params)
 	if err != nil {
 		return nil, err

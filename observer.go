@@ -2,7 +2,6 @@ package ugc
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -32,17 +31,3 @@ type AttemptInfo struct {
 // the caller started is reachable). It must not block: the next attempt
 // waits for it. Use it for metrics and traces; see [WithAttemptObserver].
 type AttemptObserver func(ctx context.Context, a AttemptInfo)
-
-// WithAttemptObserver calls obs after each attempt of every call made by
-// the Client. It is enough to count attempts, retries and failures by
-// status, or to add an event per attempt to a span started around the call
-// (the SDK does not depend on OpenTelemetry; see the examples).
-func WithAttemptObserver(obs AttemptObserver) Option {
-	return func(o *options) error {
-		if obs == nil {
-			return errors.New("WithAttemptObserver: nil AttemptObserver")
-		}
-		o.observer = obs
-		return nil
-	}
-}

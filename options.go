@@ -18,8 +18,78 @@ const (
 	DefaultMaxResponseBytes = 8 << 20
 )
 
-// Option configures a [Client] in [NewClient].
-type Option func(*options) error
+// Option configures a [Client], given to [NewClient], or one call or walk,
+// given to [Client.Posts], [Client.AllPosts] and their siblings: one set of
+// names for every level, as openai-go's RequestOption. An option that sets
+// how each request is sent (such as [WithRetryMax] or [WithHeader]) or how a
+// walk reads (such as [WithReadAhead]) given to NewClient is the Client's
+// default; given to a call or walk it overrides that default for it alone.
+// An option that belongs to one level only is an error elsewhere: a
+// Client's transport ([WithHTTPClient]) on a call, a walk's summary
+// ([WithSummary]) on a Client or a single call; the error says where it
+// belongs (for a call or walk, it matches [ErrInvalidParams]).
+type Option func(*settings) error
+
+// settings is what an option is applied to: one of a Client's options
+// (while NewClient builds it), a call's configuration, or a walk's.
+type settings struct {
+	client *options
+	call   *callConfig
+	walk   *iterConfig
+}
+
+// Where an option that is not about the level it was given at goes.
+var (
+	// errDefault: given to NewClient, the option is kept as the default of
+	// every call or walk.
+	errDefault = errors.New("a default for every call")
+	// errEachRequest: given to a walk, the option is kept for each of its
+	// requests.
+	errEachRequest = errors.New("for each request")
+)
+
+// clientOption is an option that configures a Client only.
+func clientOption(name string, set func(*options) error) Option {
+	return func(s *settings) error {
+		if s.client == nil {
+			return fmt.Errorf("%s configures a Client: give it to NewClient", name)
+		}
+		return set(s.client)
+	}
+}
+
+// callOption is an option of one call, or of each request of a walk; given
+// to NewClient, the default of every call (unless once: an output of one
+// call).
+func callOption(name string, once bool, set func(*callConfig) error) Option {
+	return func(s *settings) error {
+		switch {
+		case s.call != nil:
+			return set(s.call)
+		case s.walk != nil:
+			return errEachRequest
+		case once:
+			return fmt.Errorf("%s belongs to one call or walk, not to a Client", name)
+		}
+		return errDefault
+	}
+}
+
+// walkOption is an option of a walk; given to NewClient, the default of
+// every walk (unless once: an output or a start of one walk).
+func walkOption(name string, once bool, set func(*iterConfig) error) Option {
+	return func(s *settings) error {
+		switch {
+		case s.walk != nil:
+			return set(s.walk)
+		case s.call != nil:
+			return fmt.Errorf("%s applies to a walk (AllPosts, PostsPages and their siblings), not to one call", name)
+		case once:
+			return fmt.Errorf("%s belongs to one walk, not to a Client", name)
+		}
+		return errDefault
+	}
+}
 
 type options struct {
 	httpClient     *http.Client
@@ -33,6 +103,9 @@ type options struct {
 	maxBody        int64
 	insecureHTTP   bool
 	observer       AttemptObserver
+	// callDefaults and walkDefaults are the options given to NewClient
+	// that configure every call, or every walk.
+	callDefaults, walkDefaults []Option
 }
 
 // WithHTTPClient sets the *http.Client that sends each attempt, under the
@@ -46,24 +119,32 @@ type options struct {
 // Without this option, the client reaches gock.New's interception whenever
 // it was built. See the package documentation on testing.
 func WithHTTPClient(hc *http.Client) Option {
-	return func(o *options) error {
+	return clientOption("WithHTTPClient", func(o *options) error {
 		if hc == nil {
 			return errors.New("WithHTTPClient: nil *http.Client")
 		}
 		o.httpClient = hc
 		return nil
-	}
+	})
 }
 
 // WithRetryMax sets how many times a failed attempt is retried (0 disables
 // retries). Default: [DefaultRetryMax]. Retried: connection errors, bodies
-// cut short, 429 and 5xx other than 501. Never retried: other 4xx.
+// cut short, 429 and 5xx other than 501. Never retried: other 4xx. Given to
+// a call or walk, it holds for that call alone: a request handler with a
+// tight budget fails fast on a Client shared with a patient batch job.
 func WithRetryMax(n int) Option {
-	return func(o *options) error {
-		if n < 0 {
+	return func(s *settings) error {
+		switch {
+		case n < 0:
 			return fmt.Errorf("WithRetryMax: negative count %d", n)
+		case s.call != nil:
+			s.call.retryMax = &n
+		case s.walk != nil:
+			return errEachRequest
+		default:
+			s.client.retryMax = n
 		}
-		o.retryMax = n
 		return nil
 	}
 }
@@ -74,25 +155,33 @@ func WithRetryMax(n int) Option {
 // max. Defaults: [DefaultRetryWaitMin], [DefaultRetryWaitMax]. Zero for both
 // retries at once, which tests use.
 func WithRetryWait(minWait, maxWait time.Duration) Option {
-	return func(o *options) error {
+	return clientOption("WithRetryWait", func(o *options) error {
 		if minWait < 0 || maxWait < minWait {
 			return fmt.Errorf("WithRetryWait: need 0 <= min <= max, got %v, %v", minWait, maxWait)
 		}
 		o.waitMin, o.waitMax = minWait, maxWait
 		return nil
-	}
+	})
 }
 
 // WithAttemptTimeout bounds each attempt, from sending the request to reading
 // the last byte of the body; an attempt that runs over is retried. Default:
 // [DefaultAttemptTimeout]; 0 leaves attempts unbounded (the context still
-// applies). Ignored when the client given to [WithHTTPClient] has a Timeout.
+// applies). Given to NewClient, it is ignored when the client given to
+// [WithHTTPClient] has a Timeout; given to a call or walk, it holds for that
+// call alone.
 func WithAttemptTimeout(d time.Duration) Option {
-	return func(o *options) error {
-		if d < 0 {
+	return func(s *settings) error {
+		switch {
+		case d < 0:
 			return fmt.Errorf("WithAttemptTimeout: negative duration %v", d)
+		case s.call != nil:
+			s.call.attemptTimeout = &d
+		case s.walk != nil:
+			return errEachRequest
+		default:
+			s.client.attemptTimeout = d
 		}
-		o.attemptTimeout = d
 		return nil
 	}
 }
@@ -105,37 +194,37 @@ func WithAttemptTimeout(d time.Duration) Option {
 // a call abandoned by its context at Info. Without it the client writes
 // nothing anywhere. No line carries the API key.
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
+	return clientOption("WithLogger", func(o *options) error {
 		if l == nil {
 			return errors.New("WithLogger: nil *slog.Logger")
 		}
 		o.logger = l
 		return nil
-	}
+	})
 }
 
 // WithUserAgent appends suffix to the User-Agent, which is
 // "ugc-go/<Version>" alone by default.
 func WithUserAgent(suffix string) Option {
-	return func(o *options) error {
+	return clientOption("WithUserAgent", func(o *options) error {
 		if strings.ContainsAny(suffix, "\r\n") {
 			return errors.New("WithUserAgent: suffix contains a line break")
 		}
 		o.uaSuffix = strings.TrimSpace(suffix)
 		return nil
-	}
+	})
 }
 
 // WithMaxResponseBytes caps the size of a response body; a larger one is a
 // [*DecodeError]. Default: [DefaultMaxResponseBytes].
 func WithMaxResponseBytes(n int64) Option {
-	return func(o *options) error {
+	return clientOption("WithMaxResponseBytes", func(o *options) error {
 		if n <= 0 {
 			return fmt.Errorf("WithMaxResponseBytes: need a positive size, got %d", n)
 		}
 		o.maxBody = n
 		return nil
-	}
+	})
 }
 
 // WithStrictDecoding makes every deviation from the contract in a page (a
@@ -146,10 +235,10 @@ func WithMaxResponseBytes(n int64) Option {
 // exact to the contract. Without it the client is a tolerant reader (see
 // [Page.Deviations]).
 func WithStrictDecoding() Option {
-	return func(o *options) error {
+	return clientOption("WithStrictDecoding", func(o *options) error {
 		o.strict = true
 		return nil
-	}
+	})
 }
 
 // WithInsecureHTTP allows a plain http:// base URL on a host that is not a
@@ -157,8 +246,254 @@ func WithStrictDecoding() Option {
 // it only on a network you trust. Loopback hosts (localhost, 127.0.0.0/8,
 // ::1) are allowed over http:// without it.
 func WithInsecureHTTP() Option {
-	return func(o *options) error {
+	return clientOption("WithInsecureHTTP", func(o *options) error {
 		o.insecureHTTP = true
 		return nil
+	})
+}
+
+// WithAttemptObserver calls obs after each attempt of every call made by
+// the Client. It is enough to count attempts, retries and failures by
+// status, or to add an event per attempt to a span started around the call
+// (the SDK does not depend on OpenTelemetry; see examples/otel).
+func WithAttemptObserver(obs AttemptObserver) Option {
+	return clientOption("WithAttemptObserver", func(o *options) error {
+		if obs == nil {
+			return errors.New("WithAttemptObserver: nil AttemptObserver")
+		}
+		o.observer = obs
+		return nil
+	})
+}
+
+// WithHeader adds a header to the requests, such as a request ID or a W3C
+// traceparent. It cannot set the API key header (x-api-key), and values may
+// not contain line breaks. Several WithHeader with one key add several
+// values.
+func WithHeader(key, value string) Option {
+	return callOption("WithHeader", false, func(c *callConfig) error {
+		k := http.CanonicalHeaderKey(strings.TrimSpace(key))
+		switch {
+		case k == "":
+			return fmt.Errorf("WithHeader: empty header name")
+		case k == canonicalKeyHeader:
+			return fmt.Errorf("WithHeader: the %s header is the client's own", apiKeyHeader)
+		case strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(value, "\r\n\x00"):
+			return fmt.Errorf("WithHeader: header %q has a line break or an invalid name", k)
+		}
+		if c.header == nil {
+			c.header = http.Header{}
+		}
+		c.header[k] = append(c.header[k], value)
+		return nil
+	})
+}
+
+// WithResponseInto stores in *into the status, headers and attempt count
+// of the call's successful answer (for a walk: of each page in turn). A
+// failed call leaves it unchanged: its error carries the same facts.
+func WithResponseInto(into *ResponseInfo) Option {
+	return callOption("WithResponseInto", true, func(c *callConfig) error {
+		if into == nil {
+			return fmt.Errorf("WithResponseInto: nil *ResponseInfo")
+		}
+		c.response = into
+		return nil
+	})
+}
+
+// MaxReadAhead is the most requests a walk keeps in flight; a larger
+// [WithReadAhead] is refused.
+const MaxReadAhead = 64
+
+// WithReadAhead sets how many page requests a walk keeps in flight while
+// the caller handles a page: 0 reads one page at a time (sequential); 1,
+// the default, prefetches: the next page is in flight while the caller
+// handles the current one, and the request after it, foreseen as the
+// server's pages have been so far, goes out on the same connection as soon
+// as the next page's body has arrived, so that it travels while that page
+// decodes (one request on the wire at a time); n ≥ 2 fetches n pages in
+// parallel. More than [MaxReadAhead], or a negative n, is an error that
+// matches [ErrInvalidParams], yielded before any request.
+//
+// Posts are yielded in the list's order in every mode, memory is bounded by
+// the pages in flight, and the guarantees of a sequential walk hold. Each
+// request foreseen is the one a sequential walk would send if every page
+// before it were full; each starts at the last post of the page before it,
+// so every boundary between pages is checked as in a sequential walk. A
+// page that proves the requests after it wrong (a short page, a list that
+// changed) has them cancelled, not awaited, and sent again from where the
+// walk stands. Nothing is foreseen while the walk is unsure of its next
+// page, or follows a server's next links as sent.
+func WithReadAhead(n int) Option {
+	return walkOption("WithReadAhead", false, func(c *iterConfig) error {
+		if n < 0 || n > MaxReadAhead {
+			return fmt.Errorf("WithReadAhead(%d): need 0 to %d requests in flight", n, MaxReadAhead)
+		}
+		c.readAhead = n
+		return nil
+	})
+}
+
+// DriftPolicy says what a walk does when the list changes under it.
+type DriftPolicy int
+
+const (
+	// DriftRepair, the default, keeps the walk exactly-once while posts
+	// are added and removed: each page is placed by the last post already
+	// yielded, and when that post is not where it was, the walk finds it
+	// again (reading back if needed) and goes on after it. Every post that
+	// is in the list for the whole walk, and keeps its place in the order,
+	// is yielded exactly once; a post added or removed meanwhile may or may
+	// not be. A change of order ends the walk with a [*DriftError] when the
+	// pages show it; see the package documentation for what moves cost.
+	DriftRepair DriftPolicy = iota
+	// DriftFail ends the walk with a [*DriftError] at the first sign of
+	// change: a count that differs from the first page's, or a page whose
+	// posts are not where they were asked for.
+	DriftFail
+)
+
+// WithDrift sets the drift policy of walks; the default is [DriftRepair].
+func WithDrift(p DriftPolicy) Option {
+	return walkOption("WithDrift", false, func(c *iterConfig) error {
+		if p != DriftRepair && p != DriftFail {
+			return fmt.Errorf("WithDrift: unknown policy %d", p)
+		}
+		c.drift = p
+		return nil
+	})
+}
+
+// ResumeFrom starts the walk at a checkpoint saved from an earlier walk
+// ([Page.Checkpoint] or [WalkSummary.Checkpoint]) instead of at the first
+// page. The checkpoint's URL carries every parameter of the original
+// request, so the call's params are not used; it must be for the same
+// endpoint, on the client's origin. The walk starts at the checkpoint's
+// post and places its first page by it, as it places every page, so the
+// resumed walk neither repeats nor skips a post when posts were added or
+// removed between the two runs; a checkpoint taken after the last page
+// yields only the posts added since. A checkpoint with an After but no URL
+// reads from the first page, passing over the posts up to After.
+func ResumeFrom(cp Checkpoint) Option {
+	return walkOption("ResumeFrom", true, func(c *iterConfig) error {
+		c.resume = cp
+		return nil
+	})
+}
+
+// WithSummary makes the walk write what it did into s when the loop ends,
+// however it ends (the end of the list, an error, or a break):
+//
+//	var sum ugc.WalkSummary
+//	for post, err := range client.AllPosts(ctx, params, ugc.WithSummary(&sum)) {
+//		...
+//	}
+//	log.Printf("%d posts in %d requests, %d re-anchors", sum.Posts, sum.Requests, sum.Reanchors)
+//
+// s must not be read while the loop runs.
+func WithSummary(s *WalkSummary) Option {
+	return walkOption("WithSummary", true, func(c *iterConfig) error {
+		if s == nil {
+			return errors.New("WithSummary: nil *WalkSummary")
+		}
+		c.summary = s
+		return nil
+	})
+}
+
+// callConfig is what the options of one call set; the zero value keeps the
+// Client's settings.
+type callConfig struct {
+	retryMax       *int
+	attemptTimeout *time.Duration
+	header         http.Header
+	response       *ResponseInfo
+}
+
+// newCallConfig applies the Client's defaults, then opts, in order.
+func (c *Client) newCallConfig(opts []Option) (callConfig, error) {
+	var cfg callConfig
+	for _, list := range [][]Option{c.callDefaults, opts} {
+		for _, o := range list {
+			if o == nil {
+				return cfg, fmt.Errorf("%w: nil Option", ErrInvalidParams)
+			}
+			if err := o(&settings{call: &cfg}); err != nil {
+				return cfg, fmt.Errorf("%w: %w", ErrInvalidParams, err)
+			}
+		}
 	}
+	return cfg, nil
+}
+
+// iterConfig is what the options of one walk set.
+type iterConfig struct {
+	// readAhead is how many requests may be in flight while the caller
+	// handles a page: 0 sequential, 1 prefetch (on one connection, the
+	// default), n parallel.
+	readAhead int
+	drift     DriftPolicy
+	resume    Checkpoint
+	summary   *WalkSummary
+	call      []Option // applied to each request of the walk
+	err       error    // an option given a value it cannot take
+}
+
+// ahead is how many requests a walk keeps in flight beyond the one it
+// waits for: none sequential, one prefetching, n-1 in parallel.
+func (c iterConfig) ahead() int {
+	if c.readAhead == 1 {
+		return 1
+	}
+	return max(c.readAhead-1, 0)
+}
+
+// newIterConfig applies the Client's defaults, then opts, in order; the
+// options for each request are kept for them.
+func (c *Client) newIterConfig(opts []Option) iterConfig {
+	cfg := iterConfig{readAhead: 1}
+	for _, list := range [][]Option{c.walkDefaults, opts} {
+		for _, o := range list {
+			var err error
+			if o == nil {
+				err = errors.New("nil Option")
+			} else {
+				err = o(&settings{walk: &cfg})
+			}
+			switch {
+			case errors.Is(err, errEachRequest):
+				cfg.call = append(cfg.call, o)
+			case err != nil && cfg.err == nil:
+				cfg.err = fmt.Errorf("%w: %w", ErrInvalidParams, err)
+			}
+		}
+	}
+	return cfg
+}
+
+// applyClientOptions applies opts to o: a Client's own settings, and the
+// defaults of every call and walk (each checked once here, so that a bad
+// one fails NewClient, not a later call).
+func applyClientOptions(o *options, opts []Option) error {
+	for _, opt := range opts {
+		if opt == nil {
+			return errors.New("nil Option")
+		}
+		err := opt(&settings{client: o})
+		if !errors.Is(err, errDefault) {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if callErr := opt(&settings{call: &callConfig{}}); callErr == nil {
+			o.callDefaults = append(o.callDefaults, opt)
+		} else if walkErr := opt(&settings{walk: &iterConfig{}}); walkErr == nil {
+			o.walkDefaults = append(o.walkDefaults, opt)
+		} else {
+			return callErr
+		}
+	}
+	return nil
 }

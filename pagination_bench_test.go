@@ -109,7 +109,7 @@ func floorWalk(ctx context.Context, hc *http.Client, baseURL, key string) (int, 
 
 // sdkWalk walks every post with AllPosts, calling work after each page's
 // last post.
-func sdkWalk(ctx context.Context, c *ugc.Client, work func(), opts ...ugc.IterOption) (int, error) {
+func sdkWalk(ctx context.Context, c *ugc.Client, work func(), opts ...ugc.Option) (int, error) {
 	n := 0
 	for _, err := range c.AllPosts(ctx, &ugc.PostsParams{Limit: 25}, opts...) {
 		if err != nil {
@@ -155,19 +155,19 @@ func BenchmarkIterate(b *testing.B) {
 			return naiveWalk(ctx, naiveClient(), srv.URL, srv.APIKey, nil)
 		}},
 		{"sequential", func(ctx context.Context, b *testing.B) (int, error) {
-			return sdkWalk(ctx, client(b), nil, ugc.WithPrefetch(false))
+			return sdkWalk(ctx, client(b), nil, ugc.WithReadAhead(0))
 		}},
 		{"prefetch", func(ctx context.Context, b *testing.B) (int, error) {
 			return sdkWalk(ctx, client(b), nil)
 		}},
 		{"parallel-8", func(ctx context.Context, b *testing.B) (int, error) {
-			return sdkWalk(ctx, client(b), nil, ugc.WithConcurrency(8))
+			return sdkWalk(ctx, client(b), nil, ugc.WithReadAhead(8))
 		}},
 		{"work/naive", func(ctx context.Context, b *testing.B) (int, error) {
 			return naiveWalk(ctx, naiveClient(), srv.URL, srv.APIKey, work)
 		}},
 		{"work/sequential", func(ctx context.Context, b *testing.B) (int, error) {
-			return sdkWalk(ctx, client(b), work, ugc.WithPrefetch(false))
+			return sdkWalk(ctx, client(b), work, ugc.WithReadAhead(0))
 		}},
 		{"work/prefetch", func(ctx context.Context, b *testing.B) (int, error) {
 			return sdkWalk(ctx, client(b), work)
@@ -199,10 +199,10 @@ func BenchmarkHeapWhileIterating(b *testing.B) {
 	srv := benchServer(b, posts, 0)
 	for _, mode := range []struct {
 		name string
-		opts []ugc.IterOption
+		opts []ugc.Option
 	}{
 		{"prefetch", nil},
-		{"parallel-8", []ugc.IterOption{ugc.WithConcurrency(8)}},
+		{"parallel-8", []ugc.Option{ugc.WithReadAhead(8)}},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			c := srv.Client()
@@ -244,11 +244,11 @@ func BenchmarkShortPages(b *testing.B) {
 	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointPosts, Fault: ugctest.ShortPage(10)})
 	for _, mode := range []struct {
 		name string
-		opts []ugc.IterOption
+		opts []ugc.Option
 	}{
-		{"sequential", []ugc.IterOption{ugc.WithPrefetch(false)}},
+		{"sequential", []ugc.Option{ugc.WithReadAhead(0)}},
 		{"prefetch", nil},
-		{"parallel-8", []ugc.IterOption{ugc.WithConcurrency(8)}},
+		{"parallel-8", []ugc.Option{ugc.WithReadAhead(8)}},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			c := srv.Client()

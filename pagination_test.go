@@ -23,12 +23,12 @@ import (
 // iterModes are the iteration modes every walk test runs in.
 var iterModes = []struct {
 	name string
-	opts []ugc.IterOption
+	opts []ugc.Option
 }{
-	{"sequential", []ugc.IterOption{ugc.WithPrefetch(false)}},
+	{"sequential", []ugc.Option{ugc.WithReadAhead(0)}},
 	{"prefetch", nil},
-	{"parallel-3", []ugc.IterOption{ugc.WithConcurrency(3)}},
-	{"parallel-8", []ugc.IterOption{ugc.WithConcurrency(8)}},
+	{"parallel-3", []ugc.Option{ugc.WithReadAhead(3)}},
+	{"parallel-8", []ugc.Option{ugc.WithReadAhead(8)}},
 }
 
 // storedIDs returns the IDs of every approved post of a server, in order,
@@ -209,7 +209,7 @@ func TestPagesResumeFromACheckpoint(t *testing.T) {
 	require.NotEmpty(t, checkpoint.URL)
 	for _, mode := range iterModes {
 		t.Run(mode.name, func(t *testing.T) {
-			opts := append([]ugc.IterOption{ugc.ResumeFrom(checkpoint)}, mode.opts...)
+			opts := append([]ugc.Option{ugc.ResumeFrom(checkpoint)}, mode.opts...)
 			after := collect(t, c.AllPosts(ctx, nil, opts...))
 			assert.Equal(t, want, append(append([]string{}, before...), after...))
 		})
@@ -258,7 +258,7 @@ func TestResumeSurvivesChangesBetweenRuns(t *testing.T) {
 			srv.InsertPosts(3, extra...)
 			srv.RemovePosts(want[5], want[60])
 
-			after := collect(t, c.AllPosts(ctx, nil, append([]ugc.IterOption{ugc.ResumeFrom(checkpoint)}, mode.opts...)...))
+			after := collect(t, c.AllPosts(ctx, nil, append([]ugc.Option{ugc.ResumeFrom(checkpoint)}, mode.opts...)...))
 			all := append(append([]string{}, before...), after...)
 			assert.Equal(t, uniq(all), all, "no post twice over the two runs")
 			for _, id := range want {

@@ -48,8 +48,8 @@ func (p *PostsParams) validate() error {
 // answer; a [*DecodeError] for a body that is not a valid page; ctx.Err()
 // when the context ends, or, if it ends during retries, an error matching
 // ctx.Err() that also carries the last attempt's error. opts change this
-// call only (see [CallOption]).
-func (c *Client) Posts(ctx context.Context, params *PostsParams, opts ...CallOption) (*Page, error) {
+// call only (see [Option]).
+func (c *Client) Posts(ctx context.Context, params *PostsParams, opts ...Option) (*Page, error) {
 	u, err := c.postsURL(params)
 	if err != nil {
 		return nil, err

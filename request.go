@@ -15,14 +15,14 @@ import (
 // page. labels says whether every post must carry labels (the request asked
 // for include=labels); opts are the call's options; hooks let a walk follow
 // the attempts.
-func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []CallOption, hooks attemptHooks) (*Page, error) {
+func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Option, hooks attemptHooks) (*Page, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil context", ErrInvalidParams)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err // as is, and before a transport sees the request
 	}
-	call, err := newCallConfig(opts)
+	call, err := c.newCallConfig(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -231,11 +231,11 @@ func TestRequestBadInputSendsNothing(t *testing.T) {
 		wantMsg string
 	}{
 		{"posts limit -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, &ugc.PostsParams{Limit: -1}) }, "limit -1"},
-		{"posts with a nil CallOption", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, nil, nil) }, "nil CallOption"},
+		{"posts with a nil Option", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, nil, nil) }, "nil Option"},
 		{"posts with the key header", func(c *ugc.Client) (*ugc.Page, error) {
 			return c.Posts(ctx, nil, ugc.WithHeader("X-API-KEY", "other"))
 		}, "x-api-key"},
-		{"posts with negative call retries", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, nil, ugc.WithCallRetryMax(-1)) }, "negative"},
+		{"posts with negative call retries", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, nil, ugc.WithRetryMax(-1)) }, "negative"},
 		{"posts skip -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, &ugc.PostsParams{Skip: -1}) }, "skip -1"},
 		{"posts include foo", func(c *ugc.Client) (*ugc.Page, error) {
 			return c.Posts(ctx, &ugc.PostsParams{Include: []ugc.Include{"foo"}})

@@ -157,7 +157,7 @@ func TestErrorsNeverHoldTheKey(t *testing.T) {
 		{"DriftError", func(t *testing.T) error {
 			srv := ugctest.NewServer(t, ugctest.WithAPIKey(secretKey), ugctest.WithDataset(ugctest.Generate(30, 8)))
 			extra := ugctest.Generate(31, 9).Materialize().Posts[30:]
-			for _, err := range srv.Client().AllPosts(ctx, &ugc.PostsParams{Limit: 10}, ugc.WithDrift(ugc.DriftFail), ugc.WithPrefetch(false)) {
+			for _, err := range srv.Client().AllPosts(ctx, &ugc.PostsParams{Limit: 10}, ugc.WithDrift(ugc.DriftFail), ugc.WithReadAhead(0)) {
 				if err != nil {
 					return err
 				}
@@ -214,7 +214,7 @@ func TestDebugLogOfAWalkWithRetriesNeverHoldsTheKey(t *testing.T) {
 	srv := ugctest.NewServer(t, ugctest.WithAPIKey(secretKey), ugctest.WithDataset(ugctest.Generate(500, 5)))
 	srv.FailFraction(0.2, 5, ugctest.InternalError(), ugctest.RateLimit("0"), ugctest.DropConnection(), ugctest.TruncateBody())
 	c := srv.Client(ugc.WithLogger(logger), ugc.WithRetryMax(10))
-	for _, mode := range [][]ugc.IterOption{{ugc.WithPrefetch(false)}, {ugc.WithConcurrency(4)}} {
+	for _, mode := range [][]ugc.Option{{ugc.WithReadAhead(0)}, {ugc.WithReadAhead(4)}} {
 		ids, err := collectIDs(c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 20, Market: "fr-fr"}, mode...))
 		require.NoError(t, err)
 		require.Len(t, ids, 500)

@@ -222,17 +222,3 @@ func (w *walk) finishSummary() {
 
 // maxSummaryDeviations is how many deviations a WalkSummary keeps.
 const maxSummaryDeviations = 100
-
-// WithSummary makes the iterator write what the walk did into s when the
-// loop ends, however it ends (the end of the list, an error, or a break):
-//
-//	var sum ugc.WalkSummary
-//	for post, err := range client.AllPosts(ctx, params, ugc.WithSummary(&sum)) {
-//		...
-//	}
-//	log.Printf("%d posts in %d requests, %d re-anchors", sum.Posts, sum.Requests, sum.Reanchors)
-//
-// s must not be read while the loop runs.
-func WithSummary(s *WalkSummary) IterOption {
-	return iterOptionFunc(func(c *iterConfig) { c.summary = s })
-}

@@ -218,8 +218,8 @@ func TestIDsDifferingOnlyInInvalidUTF8AreTwoPosts(t *testing.T) {
 // the concurrency it holds and reports how the walk ended.
 const concurrencyChildEnv = "UGC_TEST_HUGE_CONCURRENCY_CHILD"
 
-// TestHugeConcurrencyIsAnErrorNotACrash: WithConcurrency(math.MaxInt) and
-// WithConcurrency(1e9) give an error before any request (or, capped, walk
+// TestHugeConcurrencyIsAnErrorNotACrash: WithReadAhead(math.MaxInt) and
+// WithReadAhead(1e9) give an error before any request (or, capped, walk
 // the list as any walk), not a panic or a process out of memory (item 8). Each runs in a child process (this test
 // binary, run again) with a memory guard that ends it past 1 GiB, so that a
 // walk that allocates per n up front costs neither this run nor the
@@ -246,12 +246,12 @@ func TestHugeConcurrencyIsAnErrorNotACrash(t *testing.T) {
 			}
 			// Refusing the option and capping it are both fixes (issue 16
 			// item 8); a panic or a process out of memory is not.
-			assert.Contains(t, []string{"an error before any request", "the walk ended without error after 1 requests"}, result, "WithConcurrency(%d)", n)
+			assert.Contains(t, []string{"an error before any request", "the walk ended without error after 1 requests"}, result, "WithReadAhead(%d)", n)
 		})
 	}
 }
 
-// hugeConcurrencyChild walks with WithConcurrency(n) and prints how the
+// hugeConcurrencyChild walks with WithReadAhead(n) and prints how the
 // walk ended; a watchdog ends the process past 1 GiB.
 func hugeConcurrencyChild(arg string) {
 	n, _ := strconv.Atoi(arg)

@@ -32,19 +32,19 @@ const modelWalkTimeout = 20 * time.Second
 // one place.
 type walkMode struct {
 	name   string
-	opts   []ugc.IterOption
+	opts   []ugc.Option
 	resume bool // walk pages to a random checkpoint, then resume from it
 }
 
-func sequentialWalk() []ugc.IterOption    { return []ugc.IterOption{ugc.WithPrefetch(false)} }
-func prefetchWalk() []ugc.IterOption      { return nil } // the default
-func parallelWalk(n int) []ugc.IterOption { return []ugc.IterOption{ugc.WithConcurrency(n)} }
+func sequentialWalk() []ugc.Option    { return []ugc.Option{ugc.WithReadAhead(0)} }
+func prefetchWalk() []ugc.Option      { return nil } // the default
+func parallelWalk(n int) []ugc.Option { return []ugc.Option{ugc.WithReadAhead(n)} }
 
 // resumeWalk resumes from a checkpoint saved from a page walk.
-func resumeWalk(cp ugc.Checkpoint) ugc.IterOption { return ugc.ResumeFrom(cp) }
+func resumeWalk(cp ugc.Checkpoint) ugc.Option { return ugc.ResumeFrom(cp) }
 
 // summaryOf makes the walk write its summary into s.
-func summaryOf(s *ugc.WalkSummary) ugc.IterOption { return ugc.WithSummary(s) }
+func summaryOf(s *ugc.WalkSummary) ugc.Option { return ugc.WithSummary(s) }
 
 // walkModes are the modes of issue 16: sequential, prefetch, parallel 2, 3
 // and 8, and resumed from a random checkpoint (the last page's included).
@@ -60,7 +60,7 @@ func walkModes() []walkMode {
 }
 
 // modelPosts walks the case's list, post by post.
-func (c *modelCase) modelPosts(ctx context.Context, cl *ugc.Client, opts []ugc.IterOption) iter.Seq2[ugc.Post, error] {
+func (c *modelCase) modelPosts(ctx context.Context, cl *ugc.Client, opts []ugc.Option) iter.Seq2[ugc.Post, error] {
 	switch c.endpoint {
 	case "gallery":
 		return cl.AllGalleryPosts(ctx, c.gallery, &ugc.GalleryPostsParams{Limit: c.limit, Market: c.query.market}, opts...)
@@ -71,7 +71,7 @@ func (c *modelCase) modelPosts(ctx context.Context, cl *ugc.Client, opts []ugc.I
 }
 
 // modelPages walks the case's list, page by page.
-func (c *modelCase) modelPages(ctx context.Context, cl *ugc.Client, opts []ugc.IterOption) iter.Seq2[*ugc.Page, error] {
+func (c *modelCase) modelPages(ctx context.Context, cl *ugc.Client, opts []ugc.Option) iter.Seq2[*ugc.Page, error] {
 	switch c.endpoint {
 	case "gallery":
 		return cl.GalleryPostsPages(ctx, c.gallery, &ugc.GalleryPostsParams{Limit: c.limit, Market: c.query.market}, opts...)

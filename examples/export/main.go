@@ -146,7 +146,7 @@ func (j *exportJob) run(ctx context.Context) error {
 	defer file.Close()
 
 	var sum ugc.WalkSummary
-	opts := []ugc.IterOption{ugc.WithConcurrency(j.concurrency), ugc.WithSummary(&sum)}
+	opts := []ugc.Option{ugc.WithReadAhead(j.concurrency), ugc.WithSummary(&sum)}
 	if resumed {
 		opts = append(opts, ugc.ResumeFrom(cp.Walk))
 		fmt.Fprintf(j.progress, "resuming from checkpoint %s: %d posts already in %s\n", j.checkpoint, cp.Posts, j.out)

@@ -26,9 +26,9 @@ import (
 // API is the part of *ugc.Client the service uses.
 type API interface {
 	// Posts returns one page of approved posts; see [ugc.Client.Posts].
-	Posts(ctx context.Context, params *ugc.PostsParams, opts ...ugc.CallOption) (*ugc.Page, error)
+	Posts(ctx context.Context, params *ugc.PostsParams, opts ...ugc.Option) (*ugc.Page, error)
 	// AllInbox iterates over the whole inbox; see [ugc.Client.AllInbox].
-	AllInbox(ctx context.Context, params *ugc.InboxParams, opts ...ugc.IterOption) iter.Seq2[ugc.Post, error]
+	AllInbox(ctx context.Context, params *ugc.InboxParams, opts ...ugc.Option) iter.Seq2[ugc.Post, error]
 }
 
 // The SDK's client is an API: checked when this package compiles.

@@ -208,11 +208,11 @@ type stubAPI struct {
 	err   error // yielded after the posts, if set
 }
 
-func (s stubAPI) Posts(context.Context, *ugc.PostsParams, ...ugc.CallOption) (*ugc.Page, error) {
+func (s stubAPI) Posts(context.Context, *ugc.PostsParams, ...ugc.Option) (*ugc.Page, error) {
 	return nil, errors.New("stubAPI: Posts is not stubbed")
 }
 
-func (s stubAPI) AllInbox(context.Context, *ugc.InboxParams, ...ugc.IterOption) iter.Seq2[ugc.Post, error] {
+func (s stubAPI) AllInbox(context.Context, *ugc.InboxParams, ...ugc.Option) iter.Seq2[ugc.Post, error] {
 	return func(yield func(ugc.Post, error) bool) {
 		for _, p := range s.inbox {
 			if !yield(p, nil) {

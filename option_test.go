@@ -28,7 +28,7 @@ func TestCallRetryMaxOverridesTheClientsForThatCallOnly(t *testing.T) {
 	rt := &scripted{steps: []func(*http.Request) (*http.Response, error){reply(500, `"down"`)}}
 	c := newScriptedClient(t, rt, WithRetryMax(4))
 
-	_, err := c.Posts(context.Background(), nil, WithCallRetryMax(0))
+	_, err := c.Posts(context.Background(), nil, WithRetryMax(0))
 	var apiErr *APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 1, apiErr.Attempts)
@@ -62,7 +62,7 @@ func TestCallAttemptTimeoutEndsAStalledAttempt(t *testing.T) {
 	// first attempt would stall forever. The bound is generous so that the
 	// attempts after the first, which are answered at once, fit in it.
 	var info ResponseInfo
-	page, err := c.Inbox(context.Background(), nil, WithCallAttemptTimeout(250*time.Millisecond), WithResponseInto(&info))
+	page, err := c.Inbox(context.Background(), nil, WithAttemptTimeout(250*time.Millisecond), WithResponseInto(&info))
 	require.NoError(t, err)
 	assert.Equal(t, 1, page.Count)
 	assert.GreaterOrEqual(t, info.Attempts, 2, "the stalled attempt was ended and retried")
@@ -109,9 +109,9 @@ func TestPerCallHeadersNeverLeakToOtherCalls(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var opts []CallOption
+			var opts []Option
 			if i%2 == 1 {
-				opts = append(opts, WithHeader("X-Call", strconv.Itoa(i)), WithCallRetryMax(0))
+				opts = append(opts, WithHeader("X-Call", strconv.Itoa(i)), WithRetryMax(0))
 			}
 			_, err := c.Posts(context.Background(), &PostsParams{Skip: i}, opts...)
 			assert.NoError(t, err)
@@ -156,7 +156,7 @@ func TestCallOptionsApplyToEachRequestOfAWalk(t *testing.T) {
 	})
 	c := newScriptedClient(t, rt)
 	tp := "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
-	for _, err := range c.AllPosts(context.Background(), &PostsParams{Limit: 1}, WithHeader("traceparent", tp), WithPrefetch(false)) {
+	for _, err := range c.AllPosts(context.Background(), &PostsParams{Limit: 1}, WithHeader("traceparent", tp), WithReadAhead(0)) {
 		require.NoError(t, err)
 	}
 	require.NotEmpty(t, headers)
