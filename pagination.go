@@ -139,8 +139,6 @@ func (c *Client) posts(ctx context.Context, first func() (*url.URL, error), opts
 	}
 }
 
-
-
 // newWalk checks the walk's parameters and returns it, ready to send its
 // first request: the first page, or where a checkpoint stands.
 func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cfg iterConfig) (*walk, error) {
