@@ -487,12 +487,18 @@ func applyClientOptions(o *options, opts []Option) error {
 			}
 			continue
 		}
-		if callErr := opt(&settings{call: &callConfig{}}); callErr == nil {
+		callErr := opt(&settings{call: &callConfig{}})
+		if callErr == nil {
 			o.callDefaults = append(o.callDefaults, opt)
-		} else if walkErr := opt(&settings{walk: &iterConfig{}}); walkErr == nil {
+			continue
+		}
+		switch walkErr := opt(&settings{walk: &iterConfig{}}); {
+		case walkErr == nil:
 			o.walkDefaults = append(o.walkDefaults, opt)
-		} else {
+		case errors.Is(walkErr, errEachRequest): // a call option with a bad value
 			return callErr
+		default:
+			return walkErr
 		}
 	}
 	return nil
