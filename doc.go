@@ -165,7 +165,8 @@
 // Without it the client writes nothing. [WithAttemptObserver] calls a
 // function after each attempt, in order, with the call's context: enough
 // for metrics, and for OpenTelemetry spans without the SDK depending on it
-// (see the examples of WithAttemptObserver).
+// (see examples/otel, a module of its own, for a recipe with the
+// OpenTelemetry SDK).
 //
 // # Retries
 //
