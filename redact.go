@@ -27,7 +27,8 @@ const redacted = "[redacted]"
 // is found too. It runs only on what an error or a log line keeps, never
 // on a successful page.
 type masker struct {
-	re *regexp.Regexp
+	re     *regexp.Regexp // one echo, anchored at the start of the text
+	starts string         // the bytes an echo can begin with
 }
 
 // Format hides the pattern, which spells the key, from every fmt verb.
@@ -35,19 +36,53 @@ func (m *masker) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, "ugc.mas
 
 func newMasker(key string) *masker {
 	var b strings.Builder
-	for _, r := range key {
+	b.WriteString("^")
+	starts := "%" // any byte URL-encoded
+	for i, r := range key {
 		b.WriteString("(?:")
-		for i, form := range charForms(r) {
-			if i > 0 {
+		for j, form := range charForms(r) {
+			if j > 0 {
 				b.WriteByte('|')
 			}
 			for _, fr := range form {
 				b.WriteString(runePattern(fr))
 			}
+			if i == 0 {
+				starts += form[:1]
+				if form == " " {
+					starts += "+"
+				}
+			}
 		}
 		b.WriteString(")")
 	}
-	return &masker{re: regexp.MustCompile(b.String())}
+	return &masker{re: regexp.MustCompile(b.String()), starts: starts}
+}
+
+// find returns where the first echo in s at or after from begins and ends,
+// or -1, -1. The anchored pattern runs only where an echo can begin, and
+// gives up as soon as the text there departs from every form: on a text
+// without the key, masking costs about a scan for a few bytes (Go's regexp
+// has no DFA, and a search with the unanchored pattern tries all of it at
+// every byte).
+func (m *masker) find(s string, from int) (start, end int) {
+	for i := from; i < len(s); i++ {
+		j := strings.IndexAny(s[i:], m.starts)
+		if j < 0 {
+			break
+		}
+		i += j
+		if loc := m.re.FindStringIndex(s[i:]); loc != nil && loc[1] > 0 {
+			return i, i + loc[1]
+		}
+	}
+	return -1, -1
+}
+
+// contains reports whether s holds an echo of the key.
+func (m *masker) contains(s string) bool {
+	start, _ := m.find(s, 0)
+	return start >= 0
 }
 
 // charForms returns the texts a character of the key may stand as before
@@ -103,16 +138,28 @@ func hexPattern(h string) string {
 }
 
 // mask returns s with every echo of the key replaced.
-func (m *masker) mask(s string) string { return m.re.ReplaceAllLiteralString(s, redacted) }
+func (m *masker) mask(s string) string {
+	start, end := m.find(s, 0)
+	if start < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for start >= 0 {
+		b.WriteString(s[last:start])
+		b.WriteString(redacted)
+		last = end
+		start, end = m.find(s, end)
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
 
 // maskBytes returns a copy of b with every echo of the key replaced; an
 // empty body stays empty, not nil.
 func (m *masker) maskBytes(b []byte) []byte {
-	out := m.re.ReplaceAllLiteral(b, []byte(redacted)) // always a copy
-	if out == nil {
-		return []byte{}
-	}
-	return out
+	return []byte(m.mask(string(b))) // always a copy
 }
 
 // maskHeader returns a copy of h without the key header and with the key
@@ -168,7 +215,7 @@ func (m *masker) maskErr(err error) error {
 // clean reports whether no rendering of err, or of any error it wraps,
 // shows the key.
 func (m *masker) clean(err error, depth int) bool {
-	if depth > maxMaskDepth || m.shows(err) {
+	if depth > maxMaskDepth || m.shows(err, depth) {
 		return false
 	}
 	for _, w := range wrapped(err) {
@@ -185,15 +232,79 @@ var renderings = []string{"%v", "%+v", "%#v", "%q"}
 
 // shows reports whether err's own text, any rendering of it, or any of its
 // exported fields (which a caller reads after errors.As, unquoted) shows
-// the key.
-func (m *masker) shows(err error) bool {
-	if m.re.MatchString(errorText(err)) || m.fieldsShow(err) {
+// the key. For a plain struct error (exported fields of kinds it can read,
+// no Format or GoString method) the fields stand for its %#v, so that an
+// APIError holding a large body is not printed in hex to be searched.
+func (m *masker) shows(err error, depth int) bool {
+	if m.contains(errorText(err)) {
+		return true
+	}
+	if fields, plain := plainFields(err); plain {
+		for _, f := range fields {
+			if m.valueShows(f, depth) {
+				return true
+			}
+		}
+		return false
+	}
+	if m.fieldsShow(err, depth) {
 		return true
 	}
 	for _, verb := range renderings {
-		if m.re.MatchString(fmt.Sprintf(verb, err)) {
+		if m.contains(fmt.Sprintf(verb, err)) {
 			return true
 		}
+	}
+	return false
+}
+
+// plainFields returns the fields of err when it is a pointer to a struct
+// whose fields are all exported and of kinds valueShows reads, and that
+// formats itself with neither Format nor GoString: then Error and those
+// fields are all fmt can show of it.
+func plainFields(err error) ([]reflect.Value, bool) {
+	if _, ok := err.(fmt.Formatter); ok {
+		return nil, false
+	}
+	if _, ok := err.(fmt.GoStringer); ok {
+		return nil, false
+	}
+	s, ok := structOf(err)
+	if !ok {
+		return nil, false
+	}
+	fields := make([]reflect.Value, s.NumField())
+	for i := range fields {
+		if !s.Type().Field(i).IsExported() || !readable(s.Field(i).Type()) {
+			return nil, false
+		}
+		fields[i] = s.Field(i)
+	}
+	return fields, true
+}
+
+// structOf returns the struct err points to.
+func structOf(err error) (reflect.Value, bool) {
+	v := reflect.ValueOf(err)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	return v.Elem(), true
+}
+
+// readable reports whether valueShows reads every part of a value of t
+// that fmt may print.
+func readable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64, reflect.String:
+		return true
+	case reflect.Slice:
+		return t.Elem().Kind() == reflect.Uint8 || t.Elem().Kind() == reflect.String
+	case reflect.Map:
+		return t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.Slice && t.Elem().Elem().Kind() == reflect.String
+	case reflect.Interface:
+		return t == errorType
 	}
 	return false
 }
@@ -210,43 +321,44 @@ func errorText(err error) (s string) {
 	return err.Error()
 }
 
-// fieldsShow reports whether an exported string, byte slice, string slice
-// or header field of err, a pointer to a struct, holds the key.
-func (m *masker) fieldsShow(err error) bool {
-	v := reflect.ValueOf(err)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+// fieldsShow reports whether an exported field of err, a pointer to a
+// struct, holds the key.
+func (m *masker) fieldsShow(err error, depth int) bool {
+	s, ok := structOf(err)
+	if !ok {
 		return false
 	}
-	s := v.Elem()
 	for i := range s.NumField() {
-		if s.Type().Field(i).IsExported() && m.valueShows(s.Field(i)) {
+		if s.Type().Field(i).IsExported() && m.valueShows(s.Field(i), depth) {
 			return true
 		}
 	}
 	return false
 }
 
-// valueShows reports whether a string, byte slice, string slice or header
-// holds the key.
-func (m *masker) valueShows(f reflect.Value) bool {
+// valueShows reports whether a string, byte slice, string slice, header or
+// error (in any rendering, or any error it wraps) holds the key.
+func (m *masker) valueShows(f reflect.Value, depth int) bool {
 	t := f.Type()
 	switch {
 	case t.Kind() == reflect.String:
-		return m.re.MatchString(f.String())
+		return m.contains(f.String())
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
-		return m.re.Match(f.Bytes())
+		return m.contains(string(f.Bytes()))
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
 		for i := range f.Len() {
-			if m.re.MatchString(f.Index(i).String()) {
+			if m.contains(f.Index(i).String()) {
 				return true
 			}
 		}
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.Slice && t.Elem().Elem().Kind() == reflect.String:
 		for it := f.MapRange(); it.Next(); {
-			if m.re.MatchString(it.Key().String()) || m.valueShows(it.Value()) {
+			if m.contains(it.Key().String()) || m.valueShows(it.Value(), depth) {
 				return true
 			}
 		}
+	case t == errorType:
+		return !f.IsNil() && !m.clean(f.Interface().(error), depth+1)
 	}
 	return false
 }
@@ -295,12 +407,12 @@ var (
 // its exported fields masked. ok is false for any other error, or when the
 // copy is not an error.
 func (m *masker) copyFields(err error, depth int) (error, bool) {
-	v := reflect.ValueOf(err)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+	v, ok := structOf(err)
+	if !ok {
 		return nil, false
 	}
-	cp := reflect.New(v.Elem().Type())
-	cp.Elem().Set(v.Elem())
+	cp := reflect.New(v.Type())
+	cp.Elem().Set(v)
 	s := cp.Elem()
 	for i := range s.NumField() {
 		if f := s.Field(i); f.CanSet() {
@@ -478,7 +590,7 @@ func (h maskingHandler) maskAttr(a slog.Attr) slog.Attr {
 		}
 		text := fmt.Sprintf("%+v", v.Any())
 		js, _ := json.Marshal(v.Any())
-		if h.m.re.MatchString(text) || h.m.re.Match(js) {
+		if h.m.contains(text) || h.m.contains(string(js)) {
 			a.Value = slog.StringValue(h.m.mask(text))
 		} else {
 			a.Value = v

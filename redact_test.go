@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -150,4 +151,28 @@ func FuzzKeyMasking(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkMask masks a 1 MiB HTML error body without the key (the common
+// case) and with it at the end: the anchored pattern tried only where an
+// echo can begin, against the unanchored pattern's search (the baseline,
+// what the masker did before).
+func BenchmarkMask(b *testing.B) {
+	m := newMasker(leakKey)
+	unanchored := regexp.MustCompile(strings.TrimPrefix(m.re.String(), "^"))
+	page := strings.Repeat("<tr><td>gateway error</td><td>upstream timed out (110: Connection timed out)</td></tr>\n", (1<<20)/85)
+	for _, body := range []struct{ name, text string }{{"clean", page}, {"echo", page + url.QueryEscape(leakKey)}} {
+		b.Run(body.name+"/anchored", func(b *testing.B) {
+			b.SetBytes(int64(len(body.text)))
+			for b.Loop() {
+				_ = m.mask(body.text)
+			}
+		})
+		b.Run(body.name+"/unanchored-baseline", func(b *testing.B) {
+			b.SetBytes(int64(len(body.text)))
+			for b.Loop() {
+				_ = unanchored.ReplaceAllLiteralString(body.text, redacted)
+			}
+		})
+	}
 }
