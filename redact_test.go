@@ -176,3 +176,35 @@ func BenchmarkMask(b *testing.B) {
 		})
 	}
 }
+
+// TestAnchoredMaskingFindsWhatASearchFinds: trying the anchored pattern only
+// where an echo can begin masks exactly what a search with the unanchored
+// pattern masks, on texts made of echoes of random keys in every form, cut
+// and glued with noise.
+func TestAnchoredMaskingFindsWhatASearchFinds(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(18, 2026))
+	for range 200 {
+		key := randomLeakKey(rng)
+		m := newMasker(key)
+		search := regexp.MustCompile(strings.TrimPrefix(m.re.String(), "^"))
+		var echoes []string
+		for _, e := range leakForms(key) {
+			echoes = append(echoes, e)
+		}
+		for range 10 {
+			var b strings.Builder
+			for range 1 + rng.IntN(6) {
+				e := echoes[rng.IntN(len(echoes))]
+				if rng.IntN(3) == 0 { // a piece of an echo only
+					i := rng.IntN(len(e))
+					e = e[i : i+rng.IntN(len(e)-i)+1]
+				}
+				b.WriteString(e)
+				b.WriteString(leakKeyAlphabet[rng.IntN(len(leakKeyAlphabet)):][:1])
+			}
+			text := b.String()
+			require.Equal(t, search.ReplaceAllLiteralString(text, redacted), m.mask(text), "key %q, text %q", key, text)
+		}
+	}
+}
