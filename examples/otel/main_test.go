@@ -109,6 +109,7 @@ func assertNoKey(t *testing.T, r *recorder) {
 }
 
 func TestACallAndAWalkAreTracedAndMeasured(t *testing.T) {
+	t.Parallel()
 	r := newRecorder(t)
 	require.NoError(t, demo(context.Background(), r.tp, r.mp))
 
@@ -172,6 +173,7 @@ func TestACallAndAWalkAreTracedAndMeasured(t *testing.T) {
 // connection drops: the spans say what failed (error.type, status) and
 // hold the key nowhere.
 func TestFailuresAreTracedWithoutTheKey(t *testing.T) {
+	t.Parallel()
 	r := newRecorder(t)
 	h, err := ugctest.NewHandler(ugctest.Generate(5, 1), apiKey)
 	require.NoError(t, err)
@@ -226,6 +228,7 @@ func TestFailuresAreTracedWithoutTheKey(t *testing.T) {
 
 // TestRunExportsToStdout: the program itself, with the stdout exporters.
 func TestRunExportsToStdout(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), &out))
 	for _, want := range []string{`"ugc.Posts"`, `"ugc.AllPosts"`, `"ugc.throttle"`, `"ugc.client.throttles"`, `"http.client.request.duration"`, `"url.full"`} {
