@@ -18,14 +18,14 @@ const redacted = "[redacted]"
 
 // masker finds the API key in the forms a server, a proxy or a layer of
 // this client may echo it in. Each character of the key may stand as
-// itself, JSON-escaped (\u00XX in either case; "/", `"` and `\` after a
-// backslash) or, for "+", as the space a query parser decodes it to; each
-// byte of that may be URL-encoded any number of times (%XX, %25XX,
-// %2525XX ..., the hex in either case; a space also as "+"), and each
-// backslash quoted again (a run of backslashes: %q of a JSON escape). Any mix of these forms matches,
-// so a JSON escape that was then URL-encoded (%5C%22) or quoted (\\u0022)
-// is found too. It runs only on what an error or a log line keeps, never
-// on a successful page.
+// itself, URL-encoded any number of times (%XX, %25XX, %2525XX ..., the hex
+// in either case; a space also as "+"), JSON-escaped (\u00XX, the hex in
+// either case; "/", `"` and `\` after a backslash), or, for "+", as the
+// space a query parser decodes it to; the backslash of an escape may itself
+// be URL-encoded (%5C%22) or quoted again (a run of backslashes: %q of a
+// JSON escape). Any mix of these forms, character by character, matches.
+// It runs only on what an error or a log line keeps, never on a successful
+// page.
 type masker struct {
 	re     *regexp.Regexp // one echo, anchored at the start of the text
 	starts string         // the bytes an echo can begin with
@@ -37,24 +37,18 @@ func (m *masker) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, "ugc.mas
 func newMasker(key string) *masker {
 	var b strings.Builder
 	b.WriteString("^")
-	starts := "%" // any byte URL-encoded
-	for i, r := range key {
-		b.WriteString("(?:")
-		for j, form := range charForms(r) {
-			if j > 0 {
-				b.WriteByte('|')
-			}
-			for _, fr := range form {
-				b.WriteString(runePattern(fr))
-			}
-			if i == 0 {
-				starts += form[:1]
-				if form == " " {
-					starts += "+"
-				}
-			}
-		}
-		b.WriteString(")")
+	for _, r := range key {
+		b.WriteString(charPattern(r))
+	}
+	// An echo begins with the first character as it is, a "%" (URL-encoded)
+	// or a backslash (an escape); a space also as "+", and a "+" also as a
+	// space.
+	starts := `%\` + key[:1]
+	switch key[0] {
+	case ' ':
+		starts += "+"
+	case '+':
+		starts += " "
 	}
 	return &masker{re: regexp.MustCompile(b.String()), starts: starts}
 }
@@ -85,21 +79,25 @@ func (m *masker) contains(s string) bool {
 	return start >= 0
 }
 
-// charForms returns the texts a character of the key may stand as before
-// any URL encoding: itself, its JSON escapes, and for "+" the space that a
-// query parser decodes it to.
-func charForms(r rune) []string {
-	forms := []string{string(r)}
+// escapeBackslash matches the backslash that begins an escape, as it is,
+// quoted again (a run of them) or URL-encoded.
+const escapeBackslash = `(?:\\+|%(?:25)*5[cC])`
+
+// charPattern matches one character of the key in every form: as it is or
+// URL-encoded, JSON-escaped (\u00XX; \/, \" and \\), and for "+" as the
+// space that a query parser decodes it to.
+func charPattern(r rune) string {
+	alts := []string{runePattern(r)}
 	if r <= 0xFFFF {
-		forms = append(forms, fmt.Sprintf(`\u%04x`, r), fmt.Sprintf(`\u%04X`, r))
+		alts = append(alts, escapeBackslash+"[uU]"+hexPattern(fmt.Sprintf("%04x", r)))
 	}
 	switch r {
 	case '/', '"', '\\': // JSON's short escapes: \/ (PHP's), \", \\; Go's %q writes the last two
-		forms = append(forms, `\`+string(r))
+		alts = append(alts, escapeBackslash+runePattern(r))
 	case '+':
-		forms = append(forms, " ")
+		alts = append(alts, runePattern(' '))
 	}
-	return forms
+	return "(?:" + strings.Join(alts, "|") + ")"
 }
 
 // runePattern matches r as it is or URL-encoded any number of times (%XX,
