@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // Version is the SDK's version; the User-Agent header carries it as
@@ -73,7 +74,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	if strings.TrimSpace(apiKey) == "" {
 		return nil, errors.New("ugc: NewClient: empty API key")
 	}
-	if strings.ContainsAny(apiKey, "\r\n\x00") {
+	if strings.IndexFunc(apiKey, unicode.IsControl) >= 0 { // no header may carry one, and masking need not know their escapes
 		return nil, errors.New("ugc: NewClient: API key contains a control character")
 	}
 	base, err := parseBaseURL(baseURL, o.insecureHTTP)
@@ -91,9 +92,10 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		timeout = 0 // the caller's client bounds each attempt already
 	}
 	keyHeader := []string{apiKey}
+	m := newMasker(apiKey)
 	return &Client{
-		base: base, apiKey: func() []string { return keyHeader }, http: hc, masker: newMasker(apiKey),
-		userAgent: []string{ua}, maxBody: o.maxBody, logger: o.logger, strict: o.strict, observer: o.observer,
+		base: base, apiKey: func() []string { return keyHeader }, http: hc, masker: m,
+		userAgent: []string{ua}, maxBody: o.maxBody, logger: maskedLogger(o.logger, m), strict: o.strict, observer: o.observer,
 		retryMax: o.retryMax, waitMin: o.waitMin, waitMax: o.waitMax, attemptTimeout: timeout,
 		callDefaults: o.callDefaults, walkDefaults: o.walkDefaults,
 	}, nil

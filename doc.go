@@ -180,7 +180,8 @@
 // Without it the client writes nothing. [WithAttemptObserver] calls a
 // function after each attempt, in order, with the call's context: enough
 // for metrics, and for OpenTelemetry spans without the SDK depending on it
-// (see the examples of WithAttemptObserver).
+// (see examples/otel, a module of its own, for a recipe with the
+// OpenTelemetry SDK).
 //
 // # Retries
 //
@@ -204,8 +205,10 @@
 //
 // The key is attached to a request only when its scheme, host and port are
 // the base URL's: redirects to another origin are refused, and so are next
-// URLs on another origin. A server or proxy that echoes the key in an error
-// body has it masked in the error. Response bodies are capped
+// URLs on another origin. A server or proxy that echoes the key (in an
+// error body, a header, a next link or a redirect's Location, raw,
+// URL-encoded or JSON-escaped) has it masked in every error, at every layer
+// of its chain, and in every log line and [AttemptInfo]. Response bodies are capped
 // ([WithMaxResponseBytes]).
 //
 // # Testing code that uses this package

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -513,72 +512,6 @@ func ExampleWithAttemptObserver() {
 	// Output:
 	// map[/v1/inbox 200 retry=false:1 /v1/inbox 500 retry=true:2]
 }
-
-// tracer and span stand for a tracing library's (OpenTelemetry's
-// trace.Tracer and trace.Span have the same shape), so that the SDK and this
-// example need none.
-type tracer interface {
-	Start(ctx context.Context, name string) (context.Context, span)
-}
-type span interface {
-	AddEvent(name string, attrs ...string)
-	SetError(err error)
-	TraceParent() string
-	End()
-}
-
-// A span per call, with an event per attempt: start the span around the
-// call, send its traceparent with WithHeader, and let the attempt observer
-// add events to the span it finds in the context. With OpenTelemetry:
-// tracer.Start, span.AddEvent, span.RecordError and
-// otel.GetTextMapPropagator().Inject for the header.
-func ExampleWithAttemptObserver_spanPerCall() {
-	baseURL, h, stop := startFakeAPI("test-key")
-	defer stop()
-	h.FailNext(1, ugctest.RateLimit("0"))
-
-	client, err := ugc.NewClient(baseURL, "test-key", ugc.WithRetryWait(0, 0),
-		ugc.WithHTTPClient(&http.Client{Transport: headerPrinter("Traceparent")}),
-		ugc.WithAttemptObserver(func(ctx context.Context, a ugc.AttemptInfo) {
-			if s, ok := ctx.Value(spanKey{}).(span); ok {
-				s.AddEvent("attempt", "n", strconv.Itoa(a.Attempt), "status", strconv.Itoa(a.StatusCode))
-			}
-		}))
-	if err != nil {
-		log.Fatal(err)
-	}
-	var tr tracer = printTracer{}
-
-	ctx, s := tr.Start(context.Background(), "ugc.Posts")
-	_, err = client.Posts(ctx, nil, ugc.WithHeader("traceparent", s.TraceParent()))
-	s.SetError(err)
-	s.End()
-	// Output:
-	// sent Traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
-	// event attempt [n 1 status 429]
-	// sent Traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
-	// event attempt [n 2 status 200]
-	// end ugc.Posts, error: <nil>
-}
-
-// printTracer is the example's tracer: it prints what a real one records.
-type printTracer struct{}
-type printSpan struct {
-	name string
-	err  error
-}
-type spanKey struct{}
-
-func (printTracer) Start(ctx context.Context, name string) (context.Context, span) {
-	s := &printSpan{name: name}
-	return context.WithValue(ctx, spanKey{}, span(s)), s
-}
-func (s *printSpan) AddEvent(name string, attrs ...string) { fmt.Println("event", name, attrs) }
-func (s *printSpan) SetError(err error)                    { s.err = err }
-func (s *printSpan) TraceParent() string {
-	return "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-}
-func (s *printSpan) End() { fmt.Printf("end %s, error: %v\n", s.name, s.err) }
 
 // A failed call's error carries what an on-call engineer needs: the status,
 // the attempts, the server's Retry-After and request ID, and, when the

@@ -28,10 +28,7 @@ type GalleryPostsParams struct {
 // control characters wraps [ErrInvalidParams].
 func (c *Client) GalleryPosts(ctx context.Context, galleryID string, params *GalleryPostsParams, opts ...Option) (*Page, error) {
 	u, err := c.galleryPostsURL(galleryID, params)
-	if err != nil {
-		return nil, err
-	}
-	return c.getPage(ctx, u, false, opts, attemptHooks{})
+	return c.call(ctx, u, err, opts)
 }
 
 // galleryPostsURL checks the ID and params and returns the URL of the page

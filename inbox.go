@@ -20,10 +20,7 @@ type InboxParams struct {
 // Email. Errors are those of [Client.Posts]; opts change this call only.
 func (c *Client) Inbox(ctx context.Context, params *InboxParams, opts ...Option) (*Page, error) {
 	u, err := c.inboxURL(params)
-	if err != nil {
-		return nil, err
-	}
-	return c.getPage(ctx, u, false, opts, attemptHooks{})
+	return c.call(ctx, u, err, opts)
 }
 
 // inboxURL checks params and returns the URL of the page they ask for.

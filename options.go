@@ -254,8 +254,11 @@ func WithInsecureHTTP() Option {
 
 // WithAttemptObserver calls obs after each attempt of every call made by
 // the Client. It is enough to count attempts, retries and failures by
-// status, or to add an event per attempt to a span started around the call
-// (the SDK does not depend on OpenTelemetry; see examples/otel).
+// status, or to add an event per attempt to a span started around the call.
+// The SDK does not depend on OpenTelemetry; examples/otel, a module of its
+// own, is a recipe with the OpenTelemetry SDK: a span per call and per
+// walk, an event per attempt and per throttle with the semantic
+// conventions' HTTP client attributes, and a throttle counter.
 func WithAttemptObserver(obs AttemptObserver) Option {
 	return clientOption("WithAttemptObserver", func(o *options) error {
 		if obs == nil {

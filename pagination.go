@@ -15,10 +15,7 @@ import (
 // those of [Client.Posts]. opts change this call only.
 func (c *Client) NextPage(ctx context.Context, next string, opts ...Option) (*Page, error) {
 	u, err := c.parseNext(next)
-	if err != nil {
-		return nil, err
-	}
-	return c.getPage(ctx, u, wantsLabels(u), opts, attemptHooks{})
+	return c.call(ctx, u, err, opts)
 }
 
 // PostsPages iterates over the pages of [Client.Posts], from params (which it

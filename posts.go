@@ -51,10 +51,7 @@ func (p *PostsParams) validate() error {
 // call only (see [Option]).
 func (c *Client) Posts(ctx context.Context, params *PostsParams, opts ...Option) (*Page, error) {
 	u, err := c.postsURL(params)
-	if err != nil {
-		return nil, err
-	}
-	return c.getPage(ctx, u, wantsLabels(u), opts, attemptHooks{})
+	return c.call(ctx, u, err, opts)
 }
 
 // postsURL checks params and returns the URL of the page they ask for.

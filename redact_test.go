@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -150,4 +151,71 @@ func FuzzKeyMasking(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkMask masks a 1 MiB HTML error body without the key (the common
+// case) and with it at the end, for a key whose first letter is rare in the
+// body and one whose first letter is its most common: the anchored pattern
+// tried only where an echo can begin, against the same pattern searched
+// unanchored (the baseline: how the masker searched before).
+func BenchmarkMask(b *testing.B) {
+	page := strings.Repeat("<tr><td>gateway error</td><td>upstream timed out (110: Connection timed out)</td></tr>\n", (1<<20)/85)
+	for _, key := range []struct{ name, key string }{{"rare-first-letter", leakKey}, {"common-first-letter", "e" + leakKey[1:]}} {
+		m := newMasker(key.key)
+		unanchored := regexp.MustCompile(strings.TrimPrefix(m.re.String(), "^"))
+		for _, body := range []struct{ name, text string }{{"clean", page}, {"echo", page + url.QueryEscape(key.key)}} {
+			b.Run(key.name+"/"+body.name+"/anchored", func(b *testing.B) {
+				b.SetBytes(int64(len(body.text)))
+				for b.Loop() {
+					_ = m.mask(body.text)
+				}
+			})
+			b.Run(key.name+"/"+body.name+"/unanchored-baseline", func(b *testing.B) {
+				b.SetBytes(int64(len(body.text)))
+				for b.Loop() {
+					_ = unanchored.ReplaceAllLiteralString(body.text, redacted)
+				}
+			})
+		}
+	}
+}
+
+// TestAnchoredMaskingFindsWhatASearchFinds: trying the anchored pattern only
+// where an echo can begin masks exactly what a search with the unanchored
+// pattern masks, on texts made of echoes of random keys in every form, cut
+// and glued with noise.
+func TestAnchoredMaskingFindsWhatASearchFinds(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(18, 2026))
+	for range 200 {
+		key := randomLeakKey(rng)
+		m := newMasker(key)
+		search := regexp.MustCompile(strings.TrimPrefix(m.re.String(), "^"))
+		var echoes []string
+		for _, e := range leakForms(key) {
+			echoes = append(echoes, e)
+		}
+		for range 10 {
+			var b strings.Builder
+			for range 1 + rng.IntN(6) {
+				e := echoes[rng.IntN(len(echoes))]
+				if rng.IntN(3) == 0 { // a piece of an echo only
+					i := rng.IntN(len(e))
+					e = e[i : i+rng.IntN(len(e)-i)+1]
+				}
+				b.WriteString(e)
+				b.WriteString(leakKeyAlphabet[rng.IntN(len(leakKeyAlphabet)):][:1])
+			}
+			text := b.String()
+			require.Equal(t, search.ReplaceAllLiteralString(text, redacted), m.mask(text), "key %q, text %q", key, text)
+		}
+	}
+}
+
+// BenchmarkNewMasker is the masker's share of NewClient: compiling the
+// pattern for a 32-character key.
+func BenchmarkNewMasker(b *testing.B) {
+	for b.Loop() {
+		_ = newMasker("sk_live_4eC39HqLyjWDarjtT1zdp7dc")
+	}
 }

@@ -11,11 +11,32 @@ import (
 	"time"
 )
 
+// call sends a single-page call's request for u, or returns the error that
+// building u gave (bad params); either way its error has passed
+// [Client.maskErr].
+func (c *Client) call(ctx context.Context, u *url.URL, err error, opts []Option) (*Page, error) {
+	if err != nil {
+		return nil, c.maskErr(err)
+	}
+	return c.getPage(ctx, u, wantsLabels(u), opts, attemptHooks{})
+}
+
 // getPage sends one GET to u, retrying as the policy says, and decodes the
 // page. labels says whether every post must carry labels (the request asked
 // for include=labels); opts are the call's options; hooks let a walk follow
-// the attempts.
+// the attempts. Its error has passed [Client.maskErr], and so has every
+// error the observer and the log see.
 func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Option, hooks attemptHooks) (*Page, error) {
+	page, err := c.getPageUnmasked(ctx, u, labels, opts, hooks)
+	if err != nil {
+		return nil, c.maskErr(err)
+	}
+	return page, nil
+}
+
+// getPageUnmasked is getPage before the mask: the retry policy needs the
+// transport's errors as they are (go-retryablehttp asserts *url.Error).
+func (c *Client) getPageUnmasked(ctx context.Context, u *url.URL, labels bool, opts []Option, hooks attemptHooks) (*Page, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil context", ErrInvalidParams)
 	}
@@ -187,5 +208,5 @@ func (c *Client) readBody(body io.ReadCloser, buf *bytes.Buffer) error {
 }
 
 func (c *Client) decodeError(path string, resp *http.Response, body []byte, err error) error {
-	return &DecodeError{Method: http.MethodGet, Endpoint: path, StatusCode: resp.StatusCode, Snippet: snippet(c.masker.maskBytes(body)), Err: c.masker.maskError(err), Header: c.masker.maskHeader(resp.Header)}
+	return &DecodeError{Method: http.MethodGet, Endpoint: path, StatusCode: resp.StatusCode, Snippet: snippet(c.masker.maskBytes(body)), Err: err, Header: c.masker.maskHeader(resp.Header)}
 }

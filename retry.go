@@ -80,6 +80,10 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // observe tells the observer and the log about an attempt.
 func (c *Client) observe(ctx context.Context, a AttemptInfo, canceled bool) {
+	if c.observer == nil && c.logger == nil {
+		return
+	}
+	a.Endpoint, a.Err = c.masker.mask(a.Endpoint), c.maskErr(a.Err)
 	if c.observer != nil {
 		c.observer(ctx, a)
 	}
