@@ -375,23 +375,9 @@ func (d *decoder) optFloat() *float64 {
 	return nil
 }
 
-// timestampLayouts are the forms of ISO 8601 read besides RFC 3339; those
-// without a zone are read as UTC.
-var timestampLayouts = []string{
-	"2006-01-02T15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02T15:04:05.999999999Z0700",
-	"2006-01-02 15:04:05.999999999Z0700",
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04:05.999999999",
-	"2006-01-02T15:04Z07:00",
-	"2006-01-02T15:04",
-	"2006-01-02",
-}
-
-// timestamp reads an ISO 8601 timestamp: RFC 3339 exactly as encoding/json
-// reads it, or one of timestampLayouts. One that cannot be read is the zero
-// time; null is the zero time, as encoding/json leaves it.
+// timestamp reads an ISO 8601 timestamp (see readTimestamp). One that
+// cannot be read is the zero time; null is the zero time, as encoding/json
+// leaves it.
 func (d *decoder) timestamp() time.Time {
 	switch c := d.peek(); {
 	case c == 'n' && d.literal("null"):
@@ -404,19 +390,14 @@ func (d *decoder) timestamp() time.Time {
 			return time.Time{}
 		}
 		raw := d.data[start:d.pos]
-		var t time.Time
-		if t.UnmarshalJSON(raw) == nil {
-			return t
+		t, note, ok := readTimestamp(s)
+		switch {
+		case !ok:
+			d.deviate(raw, "zero value")
+		case note != "":
+			d.deviate(raw, t.Format(time.RFC3339Nano)+note)
 		}
-		s = strings.ToUpper(strings.TrimSpace(s)) // ISO 8601 allows "t" and "z"
-		for _, layout := range timestampLayouts {
-			if t, err := time.Parse(layout, s); err == nil {
-				d.deviate(raw, t.Format(time.RFC3339Nano))
-				return t
-			}
-		}
-		d.deviate(raw, "zero value")
-		return time.Time{}
+		return t
 	case c == '-' || '0' <= c && c <= '9':
 		// A Unix time: seconds, or milliseconds when it is too large for
 		// seconds of this era.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -58,7 +59,12 @@ func FuzzDecodePage(f *testing.F) {
 				Next  *string `json:"next"`
 				Nodes []Post  `json:"nodes"`
 			}
-			require.NoError(t, json.Unmarshal(body, &want), "encoding/json reads what the strict decoder accepts")
+			err = json.Unmarshal(body, &want)
+			var timeErr *time.ParseError
+			if errors.As(err, &timeErr) {
+				continue // an ISO 8601 timestamp beyond RFC 3339: encoding/json reads only RFC 3339
+			}
+			require.NoError(t, err, "encoding/json reads what the strict decoder accepts")
 			next := ""
 			if want.Next != nil {
 				next = *want.Next
