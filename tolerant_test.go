@@ -151,10 +151,10 @@ func oddPostCases() []oddPostCase {
 		{"a tag that is not an object", base.with("taggedProducts", `[7]`).String(), "taggedProducts[0]", false, func(t *testing.T, p *ugc.Post) {
 			assert.Empty(t, p.TaggedProducts)
 		}},
-		{"media missing", base.with("media", "").String(), "media.location", false, func(t *testing.T, p *ugc.Post) {
+		{"media missing", base.with("media", "").String(), "media", false, func(t *testing.T, p *ugc.Post) {
 			assert.Equal(t, "hello #ugc", p.Comment)
 		}},
-		{"media null", base.with("media", `null`).String(), "media.location", false, func(t *testing.T, p *ugc.Post) {
+		{"media null", base.with("media", `null`).String(), "media", false, func(t *testing.T, p *ugc.Post) {
 			assert.Empty(t, p.Media.Location)
 		}},
 		{"labels null with include=labels", base.with("labels", `null`).String(), "labels", false, func(t *testing.T, p *ugc.Post) {
