@@ -143,11 +143,10 @@ const (
 // name, how its value is read into a T, and whether it is required.
 type member[T any] struct {
 	name string
-	// read reads the value at the decoder's position into v. It returns
-	// false when the value is null or an empty string, which a required
-	// member counts as missing; a value it could not read is a deviation
-	// it records, and counts as present (reported once).
-	read func(d *decoder, v *T) (bool, error)
+	// read reads the value at the decoder's position into v and says
+	// what the member holds after it. A value it could not read is a
+	// deviation it records, and counts as a value (reported once).
+	read func(d *decoder, v *T) (got, error)
 	need need
 	// fill, if set, gives a required member that is missing its value
 	// (an empty list rather than nil).
@@ -183,6 +182,21 @@ func newSchema[T any](members []member[T]) *schema[T] {
 	return s
 }
 
+// got is what a member holds after its value was read, for the check of
+// required members.
+type got uint8
+
+const (
+	// gotValue: a value.
+	gotValue got = iota
+	// gotNone: no value (null for a pointer or a list, an empty string):
+	// a required member is missing.
+	gotNone
+	// gotNull: null, which leaves a member that is not a pointer as it
+	// was, as encoding/json leaves it: missing unless sent before.
+	gotNull
+)
+
 // readObject reads the object at the decoder's position into v, member by
 // member, and returns which of members were present (bit i for
 // members[i]). A key that is a member's name only when case is folded is
@@ -204,7 +218,10 @@ func readObject[T any](d *decoder, v *T, s *schema[T]) (present uint32, err erro
 		}
 		i := find(members, key, hint)
 		if i < 0 {
-			if err := d.skip(); err != nil {
+			d.path = append(d.path, pathSeg{key: key})
+			err := d.skip()
+			d.path = d.path[:len(d.path)-1]
+			if err != nil {
 				return 0, err
 			}
 			continue
@@ -215,13 +232,16 @@ func readObject[T any](d *decoder, v *T, s *schema[T]) (present uint32, err erro
 			d.noteKey(members[i].name, key, seen&(1<<i) != 0)
 		}
 		seen |= 1 << i
-		ok, err := members[i].read(d, v)
+		g, err := members[i].read(d, v)
 		d.path = d.path[:len(d.path)-1]
 		if err != nil {
 			return 0, err
 		}
-		if ok {
+		switch g {
+		case gotValue:
 			present |= 1 << i
+		case gotNone:
+			present &^= 1 << i
 		}
 	}
 }
@@ -283,8 +303,8 @@ func checkMembers[T any](d *decoder, v *T, s *schema[T], present uint32) (droppe
 
 // object is the reader of a member whose value is an object of type F,
 // held in the T at get: null leaves it, any other value is a deviation.
-func object[T, F any](get func(*T) *F, members *schema[F]) func(*decoder, *T) (bool, error) {
-	return func(d *decoder, v *T) (bool, error) {
+func object[T, F any](get func(*T) *F, members *schema[F]) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
 		switch d.peek() {
 		case '{':
 			f := get(v)
@@ -292,20 +312,20 @@ func object[T, F any](get func(*T) *F, members *schema[F]) func(*decoder, *T) (b
 			if err == nil {
 				checkMembers(d, f, members, present)
 			}
-			return true, err
+			return gotValue, err
 		case 'n':
 			if d.literal("null") {
-				return false, nil
+				return gotNull, nil
 			}
 		}
-		return true, d.other("zero value")
+		return gotValue, d.other("zero value")
 	}
 }
 
 // optObject is the reader of an optional object of type F, held by
 // pointer in the T at get: allocated when first sent, nil for null.
-func optObject[T, F any](get func(*T) **F, members *schema[F]) func(*decoder, *T) (bool, error) {
-	return func(d *decoder, v *T) (bool, error) {
+func optObject[T, F any](get func(*T) **F, members *schema[F]) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
 		p := get(v)
 		switch d.peek() {
 		case '{':
@@ -316,14 +336,14 @@ func optObject[T, F any](get func(*T) **F, members *schema[F]) func(*decoder, *T
 			if err == nil {
 				checkMembers(d, *p, members, present)
 			}
-			return true, err
+			return gotValue, err
 		case 'n':
 			if d.literal("null") {
 				*p = nil
-				return false, nil
+				return gotNone, nil
 			}
 		}
-		return true, d.other("zero value")
+		return gotValue, d.other("zero value")
 	}
 }
 
@@ -332,20 +352,20 @@ func optObject[T, F any](get func(*T) **F, members *schema[F]) func(*decoder, *T
 // already at its index, as encoding/json reads it; one that is not an
 // object, or lacks its identity, is left out, reported as "<what>
 // dropped". null is nil; another value is an empty list, reported.
-func list[T, E any](get func(*T) *[]E, members *schema[E], what string) func(*decoder, *T) (bool, error) {
-	return func(d *decoder, v *T) (bool, error) {
+func list[T, E any](get func(*T) *[]E, members *schema[E], what string) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
 		s := get(v)
 		switch d.peek() {
 		case '[':
-			return true, readList(d, s, members, what)
+			return gotValue, readList(d, s, members, what)
 		case 'n':
 			if d.literal("null") {
 				*s = nil
-				return false, nil
+				return gotNone, nil
 			}
 		}
 		*s = []E{}
-		return true, d.other("[]")
+		return gotValue, d.other("[]")
 	}
 }
 
@@ -405,12 +425,13 @@ func readElement[E any](d *decoder, e *E, members *schema[E], what string) (keep
 
 // nodes reads the nodes array: each element that can be a post is one; any
 // other is a deviation, marked Dropped, and left out.
-func (d *decoder) nodes(page *Page) (bool, error) {
+func (d *decoder) nodes(page *Page) (got, error) {
 	if d.peek() != '[' {
 		if d.literal("null") {
-			return false, nil // missing, for page
+			page.Nodes = nil
+			return gotNone, nil // missing, for page
 		}
-		return false, d.wrongType("an array")
+		return gotNone, d.wrongType("an array")
 	}
 	old := page.Nodes
 	posts := old[:0]
@@ -436,5 +457,5 @@ func (d *decoder) nodes(page *Page) (bool, error) {
 	})
 	d.node, d.id = -1, ""
 	page.Nodes = posts
-	return true, err
+	return gotValue, err
 }

@@ -103,73 +103,82 @@ var profileImageMembers = newSchema([]member[ProfileImage]{
 
 // text reads a string member. null leaves it, as encoding/json does; an
 // empty string counts as missing.
-func text[T any, S ~string](get func(*T) *S) func(*decoder, *T) (bool, error) {
-	return func(d *decoder, v *T) (bool, error) {
+func text[T any, S ~string](get func(*T) *S) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
 		s, null, err := d.string()
-		if err != nil || null {
-			return false, err
+		switch {
+		case err != nil:
+			return gotNone, err
+		case null:
+			return gotNull, nil
 		}
 		*get(v) = S(s)
-		return s != "", nil
+		if s == "" {
+			return gotNone, nil
+		}
+		return gotValue, nil
 	}
 }
 
 // nullableText reads a string member that may be null (a label's name):
 // null is a value, nil.
-func nullableText[T any](get func(*T) **string) func(*decoder, *T) (bool, error) {
-	return func(d *decoder, v *T) (bool, error) {
+func nullableText[T any](get func(*T) **string) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
 		if d.literal("null") {
 			*get(v) = nil
-			return true, nil
+			return gotValue, nil
 		}
 		s, _, err := d.string()
 		*get(v) = &s
-		return true, err
+		return gotValue, err
 	}
 }
 
 // boolean reads an optional boolean, nil when absent.
-func boolean[T any](get func(*T) **bool) func(*decoder, *T) (bool, error) {
-	return func(d *decoder, v *T) (bool, error) {
+func boolean[T any](get func(*T) **bool) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
 		b, err := d.boolean()
 		*get(v) = b
-		return b != nil, err
+		return gotOrNone(b != nil), err
 	}
 }
 
 // number reads a number member. null leaves it, as encoding/json does; a
 // value that is no number is reported, and counts as sent.
-func number[T any](get func(*T) *float64) func(*decoder, *T) (bool, error) {
-	return func(d *decoder, v *T) (bool, error) {
+func number[T any](get func(*T) *float64) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
 		if d.literal("null") {
-			return false, nil
+			return gotNull, nil
 		}
 		f, err := d.float()
 		if f != nil {
 			*get(v) = *f
 		}
-		return true, err
+		return gotValue, err
 	}
 }
 
 // optNumber reads an optional number, nil when absent.
-func optNumber[T any](get func(*T) **float64) func(*decoder, *T) (bool, error) {
-	return func(d *decoder, v *T) (bool, error) {
+func optNumber[T any](get func(*T) **float64) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
 		f, err := d.float()
 		*get(v) = f
-		return f != nil, err
+		return gotOrNone(f != nil), err
 	}
 }
 
 // stamp reads a timestamp member. null leaves it, as encoding/json does.
-func stamp[T any](get func(*T) *time.Time) func(*decoder, *T) (bool, error) {
-	return func(d *decoder, v *T) (bool, error) {
+func stamp[T any](get func(*T) *time.Time) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
 		t, null, err := d.timestamp()
-		if err != nil || null {
-			return false, err
+		switch {
+		case err != nil:
+			return gotNone, err
+		case null:
+			return gotNull, nil
 		}
 		*get(v) = t
-		return true, nil
+		return gotValue, nil
 	}
 }
 
@@ -177,17 +186,17 @@ var postIDText = text(func(p *Post) *string { return &p.ID })
 
 // readPostID reads a post's id, and names the post in what is recorded
 // after it.
-func readPostID(d *decoder, p *Post) (bool, error) {
-	ok, err := postIDText(d, p)
+func readPostID(d *decoder, p *Post) (got, error) {
+	g, err := postIDText(d, p)
 	d.id = p.ID
-	return ok, err
+	return g, err
 }
 
 var postMediaObject = object(func(p *Post) *Media { return &p.Media }, mediaMembers)
 
 // readPostMedia reads a post's media: an object, or its location alone
 // (a deviation).
-func readPostMedia(d *decoder, p *Post) (bool, error) {
+func readPostMedia(d *decoder, p *Post) (got, error) {
 	if d.peek() != '"' {
 		return postMediaObject(d, p)
 	}
@@ -195,17 +204,25 @@ func readPostMedia(d *decoder, p *Post) (bool, error) {
 	s, err := d.str()
 	p.Media.Location = s
 	d.deviate(d.data[start:d.pos], "media.location")
-	return true, err
+	return gotValue, err
 }
 
-func readCount(d *decoder, page *Page) (bool, error) {
+func readCount(d *decoder, page *Page) (got, error) {
 	n, err := d.count()
 	page.Count = n
-	return err == nil, err
+	return gotValue, err
 }
 
-func readNext(d *decoder, page *Page) (bool, error) {
+func readNext(d *decoder, page *Page) (got, error) {
 	s, err := d.next()
 	page.Next = s
-	return err == nil, err
+	return gotValue, err
+}
+
+// gotOrNone is gotValue when ok, else gotNone.
+func gotOrNone(ok bool) got {
+	if ok {
+		return gotValue
+	}
+	return gotNone
 }

@@ -308,24 +308,42 @@ func (d *decoder) skip() error {
 	case '{':
 		return d.skipObject()
 	case '[':
-		return d.array(func(int) error { return d.skip() })
+		return d.skipArray()
 	}
 	return d.skipScalar()
 }
 
+// skipObject and skipArray move past a container. An error inside one
+// names the path of the value skipped, not of what is inside it.
 func (d *decoder) skipObject() error {
 	if err := d.open(); err != nil {
 		return err
 	}
 	for first := true; ; first = false {
-		key, done, err := d.nextKey(first)
+		_, done, err := d.nextKey(first)
 		if err != nil || done {
 			return err
 		}
-		d.path = append(d.path, pathSeg{key: key})
-		err = d.skip()
-		d.path = d.path[:len(d.path)-1]
-		if err != nil {
+		if err := d.skip(); err != nil {
+			return err
+		}
+	}
+}
+
+func (d *decoder) skipArray() error {
+	if err := d.open(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		if d.ws(); d.eat(']') {
+			d.depth--
+			return nil
+		}
+		if !first && !d.eat(',') {
+			return d.syntax("expected , or ] after an element")
+		}
+		d.ws()
+		if err := d.skip(); err != nil {
 			return err
 		}
 	}
