@@ -72,7 +72,7 @@ const byteOrderMark = "\xef\xbb\xbf"
 // a deviation quotes: it runs on the value before it is cut short, so no
 // part of the key can remain.
 func decodePage(data []byte, labels bool, mask func(string) string) (*Page, error) {
-	d := decoder{labels: labels, node: -1}
+	d := decoder{labels: labels, node: -1, path: make([]pathSeg, 0, 8)}
 	if bytes.HasPrefix(data, []byte(byteOrderMark)) {
 		data = data[len(byteOrderMark):]
 		d.devs = append(d.devs, Deviation{Index: -1, Sent: "U+FEFF", Kept: "skipped: a UTF-8 byte-order mark before the page"})

@@ -509,3 +509,41 @@ func TestPostsOutliveLaterPages(t *testing.T) {
 	}
 	assert.Equal(t, 2*pages, served)
 }
+
+// TestPlainStringFindsEveryByte: the eight-at-a-time scan of a string
+// finds the same end, the same ASCII-ness and the same special bytes as a
+// byte-by-byte scan, for random strings with a quote, a backslash, a
+// control character or a non-ASCII byte at random places.
+func TestPlainStringFindsEveryByte(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(17, 7))
+	specials := []byte{'"', '\\', 0, 0x1f, ' ', 0x7f, 0x80, 0xff, 'a', '!', '#', '[', ']'}
+	for round := range 20 * *readerRounds {
+		b := make([]byte, 1+rng.IntN(40))
+		b[0] = '"'
+		for i := 1; i < len(b); i++ {
+			b[i] = byte('a' + rng.IntN(26))
+			if rng.IntN(12) == 0 {
+				b[i] = specials[rng.IntN(len(specials))]
+			}
+		}
+		want := func() (int, bool, bool) {
+			ascii := true
+			for i := 1; i < len(b); i++ {
+				switch c := b[i]; {
+				case c == '"':
+					return i, ascii, true
+				case c == '\\' || c < ' ':
+					return 0, false, false
+				case c >= 0x80:
+					ascii = false
+				}
+			}
+			return 0, false, false
+		}
+		d := decoder{data: b}
+		end, ascii, ok := d.plainString()
+		wantEnd, wantASCII, wantOK := want()
+		require.Equal(t, []any{wantEnd, wantASCII, wantOK}, []any{end, ascii, ok}, "round %d: %q", round, b)
+	}
+}

@@ -1,6 +1,7 @@
 package ugc
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -158,20 +159,37 @@ func (d *decoder) array(elem func(i int) error) error {
 
 // plainString finds the end of the string at the decoder's position when
 // it holds no escape and no control character: end is the index of its
-// closing quote; ascii says whether all its bytes are ASCII.
+// closing quote; ascii says whether all its bytes are ASCII. It reads
+// eight bytes at a time while none of them is special.
 func (d *decoder) plainString() (end int, ascii, ok bool) {
 	ascii = true
-	for i := d.pos + 1; i < len(d.data); i++ {
-		switch c := d.data[i]; {
-		case c == '"':
-			return i, ascii, true
-		case c == '\\' || c < ' ':
-			return 0, false, false
-		case c >= utf8.RuneSelf:
-			ascii = false
+	data := d.data
+	for i := d.pos + 1; i < len(data); {
+		for i+8 <= len(data) && !special(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
+		for stop := min(i+8, len(data)); i < stop; i++ {
+			switch c := data[i]; {
+			case c == '"':
+				return i, ascii, true
+			case c == '\\' || c < ' ':
+				return 0, false, false
+			case c >= utf8.RuneSelf:
+				ascii = false
+			}
 		}
 	}
 	return 0, false, false
+}
+
+// special reports whether any of the eight bytes in w may be a quote, a
+// backslash, a control character or not ASCII (it may say so of a byte
+// after one that is: the caller then looks at each byte).
+func special(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	control := w - ones*' '
+	return (control&^w|(quote-ones)&^quote|(backslash-ones)&^backslash|w)&highs != 0
 }
 
 // str reads a string to keep. One without escapes, in valid UTF-8, is
@@ -591,9 +609,9 @@ func integerOf(s string) (int, bool) {
 	if digits == "" {
 		return 0, true // zero, whatever its exponent
 	}
-	e, err := strconv.Atoi(exp)
-	if exp == "" {
-		e, err = 0, nil
+	e, err := 0, error(nil)
+	if exp != "" {
+		e, err = strconv.Atoi(exp)
 	}
 	if err != nil || e > 20 {
 		return 0, false // far beyond an int
