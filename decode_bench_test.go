@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+	"unsafe"
 )
 
 // BenchmarkDecodePage decodes one 25-post page from bytes as the client
@@ -22,6 +23,16 @@ func BenchmarkDecodePage(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
 			if _, err := decodePage(body, false, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("scan", func(b *testing.B) { // the tokenizer alone: every value checked, none kept
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			d := decoder{data: body, text: unsafe.String(unsafe.SliceData(body), len(body))}
+			if err := d.skip(); err != nil {
 				b.Fatal(err)
 			}
 		}
