@@ -169,6 +169,7 @@ func newSchema[T any](members []member[T]) *schema[T] {
 	for i, m := range members {
 		bit := uint32(1) << i
 		switch m.need {
+		case optional: // no check
 		case identity:
 			s.identity |= bit
 			s.required |= bit
@@ -249,10 +250,12 @@ func readObject[T any](d *decoder, v *T, s *schema[T]) (present uint32, err erro
 // find returns the index of the member named key (trying hint first), or
 // of the one named key when case is folded, or -1.
 func find[T any](members []member[T], key string, hint int) int {
-	if hint < len(members) && members[hint].name == key {
-		return hint
+	for i := hint; i < len(members); i++ { // members left out are skipped
+		if members[i].name == key {
+			return i
+		}
 	}
-	for i := range members {
+	for i := range min(hint, len(members)) {
 		if members[i].name == key {
 			return i
 		}

@@ -150,9 +150,9 @@ func number[T any](get func(*T) *float64) func(*decoder, *T) (got, error) {
 		if d.literal("null") {
 			return gotNull, nil
 		}
-		f, err := d.float()
-		if f != nil {
-			*get(v) = *f
+		f, ok, err := d.float()
+		if ok {
+			*get(v) = f
 		}
 		return gotValue, err
 	}
@@ -161,9 +161,13 @@ func number[T any](get func(*T) *float64) func(*decoder, *T) (got, error) {
 // optNumber reads an optional number, nil when absent.
 func optNumber[T any](get func(*T) **float64) func(*decoder, *T) (got, error) {
 	return func(d *decoder, v *T) (got, error) {
-		f, err := d.float()
-		*get(v) = f
-		return gotOrNone(f != nil), err
+		f, ok, err := d.float()
+		if !ok {
+			*get(v) = nil
+			return gotNone, err
+		}
+		*get(v) = d.newFloat(f)
+		return gotValue, err
 	}
 }
 

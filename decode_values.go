@@ -480,35 +480,41 @@ func parseBool(s string) (bool, error) {
 }
 
 // float reads a number; a string that holds one is read as it, a
-// deviation. null is absent (nil).
-func (d *decoder) float() (*float64, error) {
+// deviation. ok is false for null, and for a value that holds no number
+// (a deviation).
+func (d *decoder) float() (f float64, ok bool, err error) {
 	switch c := d.peek(); {
 	case c == '-' || '0' <= c && c <= '9':
 		start := d.pos
 		if lit, ok := d.number(); ok {
 			if f, err := strconv.ParseFloat(lit, 64); err == nil {
-				return d.newFloat(f), nil
+				return f, true, nil
 			}
 			d.deviate(d.data[start:d.pos], "absent (out of range)")
-			return nil, nil
+			return 0, false, nil
 		}
 	case c == 'n' && d.literal("null"):
-		return nil, nil
+		return 0, false, nil
 	case c == '"':
-		start := d.pos
-		s, err := d.str()
-		if err != nil {
-			return nil, err
-		}
-		f, perr := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if perr != nil {
-			d.deviate(d.data[start:d.pos], "absent")
-			return nil, nil
-		}
-		d.deviate(d.data[start:d.pos], strconv.FormatFloat(f, 'g', -1, 64))
-		return d.newFloat(f), nil
+		return d.floatString()
 	}
-	return nil, d.other("absent")
+	return 0, false, d.other("absent")
+}
+
+// floatString reads a number sent as a string.
+func (d *decoder) floatString() (float64, bool, error) {
+	start := d.pos
+	s, err := d.stringView()
+	if err != nil {
+		return 0, false, err
+	}
+	f, perr := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if perr != nil {
+		d.deviate(d.data[start:d.pos], "absent")
+		return 0, false, nil
+	}
+	d.deviate(d.data[start:d.pos], strconv.FormatFloat(f, 'g', -1, 64))
+	return f, true, nil
 }
 
 // timestamp reads an ISO 8601 timestamp (see readTimestamp), or a Unix

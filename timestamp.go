@@ -240,9 +240,10 @@ func (p *stampParser) clock() (hour int, nsec int64, ok bool) {
 		return 0, 0, false
 	}
 	unit := int64(time.Hour)
-	var minute, second int
-	if minute, ok = p.unit(&unit, time.Minute); ok {
-		second, ok = p.unit(&unit, time.Second)
+	minute, more := p.unit(&unit, time.Minute)
+	second := 0
+	if more {
+		second, _ = p.unit(&unit, time.Second)
 	}
 	frac, ok := p.fraction(unit)
 	if !ok || hour > 24 || minute > 59 || second > 60 {
