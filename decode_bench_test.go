@@ -3,6 +3,7 @@ package ugc
 import (
 	"encoding/json"
 	"os"
+	"regexp"
 	"testing"
 	"unsafe"
 )
@@ -24,6 +25,17 @@ func BenchmarkDecodePage(b *testing.B) {
 		for b.Loop() {
 			if _, err := decodePage(body, false, nil); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+	// The same page as a PostgreSQL-backed server prints timestamps.
+	postgres := regexp.MustCompile(`"(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)Z"`).ReplaceAll(body, []byte(`"$1 $2.123456+02"`))
+	b.Run("sdk-postgres-timestamps", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(postgres)))
+		for b.Loop() {
+			if page, err := decodePage(postgres, false, nil); err != nil || len(page.Deviations) > 0 {
+				b.Fatal(err, page.Deviations)
 			}
 		}
 	})
