@@ -163,8 +163,11 @@ type schema[T any] struct {
 	idName     string // the identity member's name
 }
 
-// newSchema declares the members of T.
+// newSchema declares the members of T: at most 32, one bit each.
 func newSchema[T any](members []member[T]) *schema[T] {
+	if len(members) > 32 {
+		panic("ugc: a schema holds at most 32 members") // a table in this package, at init
+	}
 	s := &schema[T]{members: members}
 	for i, m := range members {
 		bit := uint32(1) << i
