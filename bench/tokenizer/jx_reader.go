@@ -83,26 +83,6 @@ func readPostJX(d *jx.Decoder, p *ugc.Post) error {
 				}
 				return d.Skip()
 			})
-		case "alt":
-			p.Alt, err = d.Str()
-		case "videoCaptions":
-			p.VideoCaptions, err = d.Str()
-		case "videoDescription":
-			p.VideoDescription, err = d.Str()
-		case "socialUrl":
-			p.SocialURL, err = d.Str()
-		case "type":
-			var s string
-			s, err = d.Str()
-			p.Type = ugc.MediaType(s)
-		case "comment":
-			p.Comment, err = d.Str()
-		case "fromSocial":
-			p.FromSocial, err = optBool(d)
-		case "addedByCompany":
-			p.AddedByCompany, err = optBool(d)
-		case "hideCaption":
-			p.HideCaption, err = optBool(d)
 		case "uploadedBy":
 			p.UploadedBy = &ugc.UploadedBy{}
 			err = d.ObjBytes(func(d *jx.Decoder, key []byte) error {
@@ -134,10 +114,40 @@ func readPostJX(d *jx.Decoder, p *ugc.Post) error {
 				return err
 			})
 		default:
-			err = d.Skip()
+			err = readPostScalarJX(d, p, key)
 		}
 		return err
 	})
+}
+
+// readPostScalarJX reads a post's optional strings and booleans.
+func readPostScalarJX(d *jx.Decoder, p *ugc.Post, key []byte) error {
+	var err error
+	switch string(key) {
+	case "alt":
+		p.Alt, err = d.Str()
+	case "videoCaptions":
+		p.VideoCaptions, err = d.Str()
+	case "videoDescription":
+		p.VideoDescription, err = d.Str()
+	case "socialUrl":
+		p.SocialURL, err = d.Str()
+	case "type":
+		var s string
+		s, err = d.Str()
+		p.Type = ugc.MediaType(s)
+	case "comment":
+		p.Comment, err = d.Str()
+	case "fromSocial":
+		p.FromSocial, err = optBool(d)
+	case "addedByCompany":
+		p.AddedByCompany, err = optBool(d)
+	case "hideCaption":
+		p.HideCaption, err = optBool(d)
+	default:
+		err = d.Skip()
+	}
+	return err
 }
 
 func readMediaJX(d *jx.Decoder, m *ugc.Media) error {
