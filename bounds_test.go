@@ -175,7 +175,7 @@ func TestMalformedPageMidWalk(t *testing.T) {
 		{"HTML page", "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>", "invalid JSON at offset 0"},
 		{"empty body", "", "unexpected end of JSON input"},
 		{"nodes null", `{"count":20,"next":null,"nodes":null}`, "nodes: required field is missing"},
-		{"count a string", `{"count":"20","next":null,"nodes":[]}`, "count"},
+		{"count a string that is no integer", `{"count":"twenty","next":null,"nodes":[]}`, "count"},
 		{"next a number", `{"count":20,"next":3,"nodes":[]}`, "next"},
 		{"count missing", `{"next":null,"nodes":[]}`, "count: required field is missing"},
 		{"truncated JSON", `{"count":20,"next":null,"nodes":[` + good, "unexpected end of JSON input"},

@@ -14,26 +14,29 @@ import (
 // decoder reads a page from its JSON bytes in one pass, as a tolerant
 // reader: each post is read on its own, a value of another type than the
 // contract's is read when it can be (a number or boolean sent as a string,
-// a timestamp in a common form other than RFC 3339, null where a list is
+// a timestamp in a form other than the contract's, null where a list is
 // required) and left at its zero value when it cannot, and every such
-// deviation is recorded. Only the envelope (count, next, nodes) and the
-// JSON syntax must be exact: without them there is no page.
+// deviation is recorded. The JSON itself must be valid, as encoding/json
+// judges it, and the envelope (count, next, nodes) readable: without them
+// there is no page.
 //
-// It is written for this one schema, with no reflection: the strings of a
-// page are slices of one copy of the body (one allocation for all of them),
-// and a post costs only the slices and pointers its fields need.
+// What it reads is declared once per type, in decode_schema.go: each
+// member's JSON name, how it is read and whether it is required. The
+// strings a page keeps are slices of per-page blocks (one allocation for
+// many strings), and a post costs only the slices and pointers its fields
+// need.
 type decoder struct {
 	data  []byte
-	text  string // data as a string, for literals and numbers: never kept
+	text  string // data as a string, for keys, literals and numbers: never kept
 	block []byte // where the strings a page keeps live; see keep
 	pos   int
+	depth int // containers open at pos, as encoding/json counts them
 
 	devs   []Deviation
-	node   int       // index of the node being read
+	node   int       // index of the node being read; -1 outside nodes
 	id     string    // its id, once read
-	path   []pathSeg // where the decoder is inside the node
+	path   []pathSeg // where the decoder is, from the page
 	labels bool      // the request asked for include=labels
-	bad    bool      // a scalar reader met invalid JSON
 
 	bools  []bool    // blocks for the optional booleans' pointers
 	floats []float64 // and the prices'
@@ -45,6 +48,12 @@ type pathSeg struct {
 	index int
 }
 
+// maxDepth is encoding/json's limit on nesting: the 10,001st container
+// open at once is an error (its scanner's maxNestingDepth), so a hostile
+// body cannot exhaust the stack and the reader refuses what encoding/json
+// refuses.
+const maxDepth = 10000
+
 // errSyntax is JSON that does not parse: HTML, a stray character, ...
 var errSyntax = errors.New("invalid JSON")
 
@@ -52,13 +61,23 @@ var errSyntax = errors.New("invalid JSON")
 // that its framing did not reveal.
 var errTruncatedJSON = fmt.Errorf("%w: unexpected end of JSON input", errSyntax)
 
+// byteOrderMark is UTF-8's byte-order mark, which RFC 8259 §8.1 lets a
+// reader ignore.
+const byteOrderMark = "\xef\xbb\xbf"
+
 // decodePage reads a page. labels says whether every post must carry
 // labels (the request asked for include=labels). The page's Deviations
-// list what was forgiven; err is for an envelope that cannot be read. mask,
-// if not nil, hides the API key in what a deviation quotes: it runs on the
-// value before it is cut short, so no part of the key can remain.
+// list what was forgiven; err is for JSON that is not valid and an
+// envelope that cannot be read. mask, if not nil, hides the API key in what
+// a deviation quotes: it runs on the value before it is cut short, so no
+// part of the key can remain.
 func decodePage(data []byte, labels bool, mask func(string) string) (*Page, error) {
-	d := decoder{data: data, text: unsafe.String(unsafe.SliceData(data), len(data)), labels: labels}
+	d := decoder{labels: labels, node: -1, path: make([]pathSeg, 0, 8)}
+	if bytes.HasPrefix(data, []byte(byteOrderMark)) {
+		data = data[len(byteOrderMark):]
+		d.devs = append(d.devs, Deviation{Index: -1, Sent: "U+FEFF", Kept: "skipped: a UTF-8 byte-order mark before the page"})
+	}
+	d.data, d.text = data, unsafe.String(unsafe.SliceData(data), len(data))
 	page, err := d.page()
 	if err != nil {
 		if endsEarly(data) { // whatever the reader stumbled on, the cut came first
@@ -84,592 +103,365 @@ func endsEarly(data []byte) bool {
 	return errors.Is(err, io.ErrUnexpectedEOF)
 }
 
+// page reads the envelope; what is missing from it is an error.
 func (d *decoder) page() (*Page, error) {
-	d.ws()
-	if !d.eat('{') {
+	var page Page
+	if d.ws(); d.peek() != '{' {
 		return nil, d.syntax("a page must be a JSON object")
 	}
-	var page Page
-	var haveCount, haveNext, haveNodes bool
-	err := d.object(pageKeys, func(key string) error {
-		switch key {
-		case "count":
-			lit, ok := d.number()
-			if !ok {
-				return fmt.Errorf("count: %s is not an integer", d.snippetOf(d.skipValue()))
-			}
-			n, err := strconv.Atoi(lit)
-			if err != nil {
-				return fmt.Errorf("count: %s is not an integer", lit)
-			}
-			page.Count, haveCount = n, true
-		case "next":
-			switch d.peek() {
-			case 'n':
-				if !d.literal("null") {
-					return d.syntax("bad literal")
-				}
-				page.Next = ""
-			case '"':
-				s, err := d.str()
-				if err != nil {
-					return err
-				}
-				page.Next = s
-			default:
-				return fmt.Errorf("next: %s is not a string or null", d.snippetOf(d.skipValue()))
-			}
-			haveNext = true
-		case "nodes":
-			if d.peek() != '[' {
-				if d.literal("null") {
-					return fmt.Errorf("nodes: %w", errMissing)
-				}
-				return fmt.Errorf("nodes: %s is not an array", d.snippetOf(d.skipValue()))
-			}
-			nodes, err := d.nodes()
-			if err != nil {
-				return err
-			}
-			page.Nodes, haveNodes = nodes, true
-		default:
-			return errUnknownKey
-		}
-		return nil
-	})
+	present, err := readObject(d, &page, envelope)
 	if err != nil {
 		return nil, err
 	}
 	if d.ws(); d.pos != len(d.data) {
-		return nil, d.syntax("data after the page")
+		return nil, d.syntax("nothing after the page")
 	}
-	switch {
-	case !haveCount:
-		return nil, fmt.Errorf("count: %w", errMissing)
-	case !haveNext:
-		return nil, fmt.Errorf("next: %w", errMissing)
-	case !haveNodes:
-		return nil, fmt.Errorf("nodes: %w", errMissing)
+	for i, m := range envelope.members {
+		if present&(1<<i) == 0 {
+			return nil, fmt.Errorf("%s: %w", m.name, errMissing)
+		}
 	}
 	return &page, nil
 }
 
-// nodes reads the nodes array: each element that can be a post is one; any
-// other is a deviation and left out.
-func (d *decoder) nodes() ([]Post, error) {
-	d.pos++ // '['
-	posts := make([]Post, 0, MaxLimit)
-	for i := 0; ; i++ {
-		if d.ws(); d.eat(']') {
-			return posts, nil
-		}
-		if i > 0 && !d.eat(',') {
-			return nil, d.syntax("expected , or ] in nodes")
-		}
-		d.ws()
-		d.node, d.id, d.path = i, "", d.path[:0]
-		if d.peek() != '{' {
-			start := d.pos
-			if err := d.skip(); err != nil {
-				return nil, err
-			}
-			d.deviate(d.data[start:d.pos], "node dropped: not an object")
-			d.devs[len(d.devs)-1].Dropped = true
-			continue
-		}
-		posts = append(posts, Post{})
-		p := &posts[len(posts)-1]
-		if err := d.post(p); err != nil {
-			return nil, err
-		}
-		if p.ID == "" {
-			posts = posts[:len(posts)-1]
-			d.path = append(d.path[:0], pathSeg{key: "id"})
-			d.deviate(nil, "node dropped: no id")
-			d.devs[len(d.devs)-1].Dropped = true
-		}
-	}
-}
+// need says whether a member is required.
+type need uint8
 
-// errUnknownKey is what a member function returns for a key it does not
-// read; object then skips the value.
-var errUnknownKey = errors.New("unknown key")
-
-// object reads the members of an object whose '{' is already read, calling
-// member with each key, positioned at its value (which member must read,
-// or return errUnknownKey). A key that is one of names only when case is
-// ignored is read as that name, as encoding/json does, with a deviation.
-func (d *decoder) object(names []string, member func(key string) error) error {
-	for first := true; ; first = false {
-		if d.ws(); d.eat('}') {
-			return nil
-		}
-		if !first && !d.eat(',') {
-			return d.syntax("expected , or } in object")
-		}
-		if d.ws(); d.peek() != '"' {
-			return d.syntax("expected a key")
-		}
-		key, err := d.str()
-		if err != nil {
-			return err
-		}
-		if d.ws(); !d.eat(':') {
-			return d.syntax("expected : after a key")
-		}
-		d.ws()
-		err = member(key)
-		if err == errUnknownKey {
-			if n := d.known(key, names); n != "" {
-				err = member(n)
-			} else {
-				err = d.skip()
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-// array reads the elements of an array whose '[' is already read, calling
-// elem with each index, positioned at its value.
-func (d *decoder) array(elem func(i int) error) error {
-	for i := 0; ; i++ {
-		if d.ws(); d.eat(']') {
-			return nil
-		}
-		if i > 0 && !d.eat(',') {
-			return d.syntax("expected , or ] in array")
-		}
-		d.ws()
-		if err := elem(i); err != nil {
-			return err
-		}
-	}
-}
-
-// field runs read with key pushed on the path.
-func (d *decoder) field(key string, read func() error) error {
-	d.path = append(d.path, pathSeg{key: key})
-	err := read()
-	if err == nil && d.bad {
-		err = d.syntax("invalid value")
-	}
-	d.path = d.path[:len(d.path)-1]
-	return err
-}
-
-// known maps a key that matches one of the contract's names only when case
-// is ignored (as encoding/json matches it) to that name, with a deviation.
-func (d *decoder) known(key string, names []string) string {
-	for _, n := range names {
-		if strings.EqualFold(key, n) {
-			d.path = append(d.path, pathSeg{key: key})
-			d.deviate(nil, "read as "+strconv.Quote(n))
-			d.path = d.path[:len(d.path)-1]
-			return n
-		}
-	}
-	return ""
-}
-
-// ---- the contract's objects ------------------------------------------
-
-// The names of each object's members, for keys in another case.
-var (
-	pageKeys       = []string{"count", "next", "nodes"}
-	mediaKeys      = []string{"location", "hash", "filename"}
-	originKeys     = []string{"type"}
-	uploadedByKeys = []string{"username", "email", "image"}
-	imageKeys      = []string{"hash", "filename", "location"}
-	tagKeys        = []string{"x", "y", "product"}
-	productKeys    = []string{"id", "title", "handle", "price", "category", "media", "url", "developmentUrl", "sku", "mpn", "gtin"}
-	priceKeys      = []string{"price", "currency", "salePrice"}
-	labelKeys      = []string{"id", "name"}
+const (
+	optional need = iota
+	// required: a member missing, null or an empty string is a deviation
+	// (in the envelope, an error).
+	required
+	// identity: required, and an element of a list without it is left
+	// out of the list.
+	identity
+	// withLabels: required when the request asked for include=labels.
+	withLabels
 )
 
-var postKeys = []string{"id", "createdAt", "media", "taggedProducts", "origin", "alt", "videoCaptions", "videoDescription", "socialUrl", "type", "fromSocial", "addedByCompany", "socialDate", "comment", "hideCaption", "uploadedBy", "labels"}
+// member is one member of the object type T, declared once: its JSON
+// name, how its value is read into a T, and whether it is required.
+type member[T any] struct {
+	name string
+	// read reads the value at the decoder's position into v and says
+	// what the member holds after it. A value it could not read is a
+	// deviation it records, and counts as a value (reported once).
+	read func(d *decoder, v *T) (got, error)
+	need need
+	// fill, if set, gives a required member that is missing its value
+	// (an empty list rather than nil).
+	fill func(v *T)
+}
 
-func (d *decoder) post(p *Post) error {
-	d.pos++ // '{'
-	first := len(d.devs)
-	defer func() { // deviations found before the id was read name the post too
-		for i := first; i < len(d.devs); i++ {
-			if d.devs[i].PostID == "" {
-				d.devs[i].PostID = p.ID
+// schema is the members of the object type T, with the sets the checks
+// after an object need (bit i for members[i]).
+type schema[T any] struct {
+	members    []member[T]
+	identity   uint32 // the element of a list is left out without it
+	required   uint32 // required, identity members too
+	withLabels uint32 // required with include=labels
+	idName     string // the identity member's name
+}
+
+// newSchema declares the members of T: at most 32, one bit each.
+func newSchema[T any](members []member[T]) *schema[T] {
+	if len(members) > 32 {
+		panic("ugc: a schema holds at most 32 members") // a table in this package, at init
+	}
+	s := &schema[T]{members: members}
+	for i, m := range members {
+		bit := uint32(1) << i
+		switch m.need {
+		case optional: // no check
+		case identity:
+			s.identity |= bit
+			s.required |= bit
+			s.idName = m.name
+		case required:
+			s.required |= bit
+		case withLabels:
+			s.withLabels |= bit
+		}
+	}
+	return s
+}
+
+// got is what a member holds after its value was read, for the check of
+// required members.
+type got uint8
+
+const (
+	// gotValue: a value.
+	gotValue got = iota
+	// gotNone: no value (null for a pointer or a list, an empty string):
+	// a required member is missing.
+	gotNone
+	// gotNull: null, which leaves a member that is not a pointer as it
+	// was, as encoding/json leaves it: missing unless sent before.
+	gotNull
+)
+
+// readObject reads the object at the decoder's position into v, member by
+// member, and returns which of members were present (bit i for
+// members[i]). A key that is a member's name only when case is folded is
+// read as that member, as encoding/json reads it; a member sent twice is
+// read twice, so the last value wins where encoding/json's does (an object
+// is merged into, null leaves a value that is not a pointer). Both are
+// deviations. Unknown members are skipped.
+func readObject[T any](d *decoder, v *T, s *schema[T]) (present uint32, err error) {
+	members := s.members
+	if err := d.open(); err != nil {
+		return 0, err
+	}
+	var seen uint32
+	hint := 0 // members usually come in the table's order
+	for first := true; ; first = false {
+		key, done, err := d.nextKey(first)
+		if err != nil || done {
+			return present, err
+		}
+		i := find(members, key, hint)
+		if i < 0 {
+			d.path = append(d.path, pathSeg{key: key})
+			err := d.skip()
+			d.path = d.path[:len(d.path)-1]
+			if err != nil {
+				return 0, err
+			}
+			continue
+		}
+		hint = i + 1
+		d.path = append(d.path, pathSeg{key: key})
+		if key != members[i].name || seen&(1<<i) != 0 {
+			d.noteKey(members[i].name, key, seen&(1<<i) != 0)
+		}
+		seen |= 1 << i
+		g, err := members[i].read(d, v)
+		d.path = d.path[:len(d.path)-1]
+		if err != nil {
+			return 0, err
+		}
+		switch g {
+		case gotValue:
+			present |= 1 << i
+		case gotNone:
+			present &^= 1 << i
+		}
+	}
+}
+
+// find returns the index of the member named key (trying hint first), or
+// of the one named key when case is folded, or -1.
+func find[T any](members []member[T], key string, hint int) int {
+	for i := hint; i < len(members); i++ { // members left out are skipped
+		if members[i].name == key {
+			return i
+		}
+	}
+	for i := range min(hint, len(members)) {
+		if members[i].name == key {
+			return i
+		}
+	}
+	for i := range members {
+		if strings.EqualFold(members[i].name, key) {
+			return i
+		}
+	}
+	return -1
+}
+
+// noteKey records a key read as member name in another case, and a member
+// sent twice.
+func (d *decoder) noteKey(name, key string, again bool) {
+	if key != name {
+		d.deviate(nil, "read as "+strconv.Quote(name))
+	}
+	if again {
+		d.deviate(nil, "sent twice: read as encoding/json reads it (the last value; objects merged)")
+	}
+}
+
+// checkMembers records each required member of v not present, and gives
+// it its fill. It reports whether an identity member is missing: then
+// nothing else is recorded, as the element is left out.
+func checkMembers[T any](d *decoder, v *T, s *schema[T], present uint32) (dropped bool) {
+	if s.identity&^present != 0 {
+		return true
+	}
+	missing := s.required &^ present
+	if d.labels {
+		missing |= s.withLabels &^ present
+	}
+	for i := 0; missing != 0; i, missing = i+1, missing>>1 {
+		if missing&1 == 0 {
+			continue
+		}
+		kept := "zero value (missing)"
+		if m := s.members[i]; m.fill != nil {
+			m.fill(v)
+			kept = "[] (missing)"
+		}
+		d.devs = append(d.devs, Deviation{Index: d.node, PostID: d.id, Path: d.pathString(s.members[i].name), Kept: kept})
+	}
+	return false
+}
+
+// object is the reader of a member whose value is an object of type F,
+// held in the T at get: null leaves it, any other value is a deviation.
+func object[T, F any](get func(*T) *F, members *schema[F]) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
+		switch d.peek() {
+		case '{':
+			f := get(v)
+			present, err := readObject(d, f, members)
+			if err == nil {
+				checkMembers(d, f, members, present)
+			}
+			return gotValue, err
+		case 'n':
+			if d.literal("null") {
+				return gotNull, nil
 			}
 		}
-	}()
-	var haveCreated, haveMedia, haveTags bool
-	member := func(key string) error {
-		return d.field(key, func() error {
-			switch key {
-			case "id":
-				p.ID = d.string()
-				d.id = p.ID
-			case "createdAt":
-				before := len(d.devs)
-				p.CreatedAt = d.timestamp()
-				// An unreadable value is reported already; null is missing.
-				haveCreated = !p.CreatedAt.IsZero() || len(d.devs) > before
-			case "media":
-				haveMedia = true
-				if d.peek() == '"' { // the media's URL alone
-					start := d.pos
-					p.Media.Location = d.string()
-					d.deviate(d.data[start:d.pos], "media.location")
-					return nil
-				}
-				return object2(d, &p.Media, mediaKeys, d.media)
-			case "taggedProducts":
-				haveTags = true
-				return d.tags(&p.TaggedProducts)
-			case "origin":
-				return optObject(d, &p.Origin, originKeys, d.origin)
-			case "alt":
-				p.Alt = d.string()
-			case "videoCaptions":
-				p.VideoCaptions = d.string()
-			case "videoDescription":
-				p.VideoDescription = d.string()
-			case "socialUrl":
-				p.SocialURL = d.string()
-			case "type":
-				p.Type = MediaType(d.string())
-			case "fromSocial":
-				p.FromSocial = d.boolean()
-			case "addedByCompany":
-				p.AddedByCompany = d.boolean()
-			case "socialDate":
-				p.SocialDate = d.timestamp()
-			case "comment":
-				p.Comment = d.string()
-			case "hideCaption":
-				p.HideCaption = d.boolean()
-			case "uploadedBy":
-				return optObject(d, &p.UploadedBy, uploadedByKeys, d.uploadedBy)
-			case "labels":
-				return d.labelList(&p.Labels)
-			default:
-				return errUnknownKey
+		return gotValue, d.other("zero value")
+	}
+}
+
+// optObject is the reader of an optional object of type F, held by
+// pointer in the T at get: allocated when first sent, nil for null.
+func optObject[T, F any](get func(*T) **F, members *schema[F]) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
+		p := get(v)
+		switch d.peek() {
+		case '{':
+			if *p == nil {
+				*p = new(F)
 			}
-			return nil
-		})
-	}
-	if err := d.object(postKeys, member); err != nil {
-		return err
-	}
-	if p.ID == "" {
-		return nil // the node is dropped, and reported, by nodes
-	}
-	d.require(p.ID != "", "id")
-	d.require(haveCreated, "createdAt")
-	d.require(haveMedia && p.Media.Location != "", "media.location")
-	if !haveTags || p.TaggedProducts == nil {
-		d.require(false, "taggedProducts")
-		p.TaggedProducts = []TaggedProduct{}
-	}
-	if p.Origin != nil {
-		d.require(p.Origin.Type != "", "origin.type")
-	}
-	if p.UploadedBy != nil {
-		d.require(p.UploadedBy.Username != "", "uploadedBy.username")
-	}
-	if d.labels && p.Labels == nil {
-		d.require(false, "labels")
-		p.Labels = []Label{}
-	}
-	return nil
-}
-
-func (d *decoder) media(m *Media, key string) error {
-	return d.field(key, func() error {
-		switch key {
-		case "location":
-			m.Location = d.string()
-		case "hash":
-			m.Hash = d.string()
-		case "filename":
-			m.Filename = d.string()
-		default:
-			return errUnknownKey
-		}
-		return nil
-	})
-}
-
-func (d *decoder) origin(o *PostOrigin, key string) error {
-	return d.field(key, func() error {
-		if key == "type" {
-			o.Type = d.string()
-			return nil
-		}
-		return errUnknownKey
-	})
-}
-
-func (d *decoder) uploadedBy(u *UploadedBy, key string) error {
-	return d.field(key, func() error {
-		switch key {
-		case "username":
-			u.Username = d.string()
-		case "email":
-			u.Email = d.string()
-		case "image":
-			if err := optObject(d, &u.Image, imageKeys, d.profileImage); err != nil || u.Image == nil {
-				return err
+			present, err := readObject(d, *p, members)
+			if err == nil {
+				checkMembers(d, *p, members, present)
 			}
-			d.require(u.Image.Hash != "", "hash") // all three are required inside an image
-			d.require(u.Image.Filename != "", "filename")
-			d.require(u.Image.Location != "", "location")
-			return nil
-		default:
-			return errUnknownKey
+			return gotValue, err
+		case 'n':
+			if d.literal("null") {
+				*p = nil
+				return gotNone, nil
+			}
 		}
-		return nil
-	})
-}
-
-func (d *decoder) profileImage(im *ProfileImage, key string) error {
-	return d.field(key, func() error {
-		switch key {
-		case "hash":
-			im.Hash = d.string()
-		case "filename":
-			im.Filename = d.string()
-		case "location":
-			im.Location = d.string()
-		default:
-			return errUnknownKey
-		}
-		return nil
-	})
-}
-
-// tags reads taggedProducts: null or another type is an empty list.
-func (d *decoder) tags(tags *[]TaggedProduct) error {
-	if d.peek() != '[' {
-		start := d.pos
-		if err := d.skip(); err != nil {
-			return err
-		}
-		*tags = []TaggedProduct{}
-		d.deviate(d.data[start:d.pos], "[]")
-		return nil
+		return gotValue, d.other("zero value")
 	}
-	d.pos++
-	list := (*tags)[:0]
-	if list == nil {
-		list = []TaggedProduct{}
+}
+
+// list is the reader of a member whose value is an array of objects of
+// type E, held in the T at get. Each element is read into the element
+// already at its index, as encoding/json reads it; one that is not an
+// object, or lacks its identity, is left out, reported as "<what>
+// dropped". null is nil; another value is an empty list, reported.
+func list[T, E any](get func(*T) *[]E, members *schema[E], what string) func(*decoder, *T) (got, error) {
+	return func(d *decoder, v *T) (got, error) {
+		s := get(v)
+		switch d.peek() {
+		case '[':
+			return gotValue, readList(d, s, members, what)
+		case 'n':
+			if d.literal("null") {
+				*s = nil
+				return gotNone, nil
+			}
+		}
+		*s = []E{}
+		return gotValue, d.other("[]")
+	}
+}
+
+// fillList gives a missing list its value: empty, not nil.
+func fillList[T, E any](get func(*T) *[]E) func(*T) {
+	return func(v *T) { *get(v) = []E{} }
+}
+
+func readList[E any](d *decoder, s *[]E, members *schema[E], what string) error {
+	old := *s
+	out := old[:0]
+	if out == nil {
+		out = []E{}
 	}
 	err := d.array(func(i int) error {
-		d.path = append(d.path, pathSeg{index: i})
-		defer func() { d.path = d.path[:len(d.path)-1] }()
-		if d.peek() != '{' {
-			start := d.pos
-			if err := d.skip(); err != nil {
-				return err
-			}
-			d.deviate(d.data[start:d.pos], "tag dropped: not an object")
-			return nil
+		out = appendFrom(out, old, i)
+		keep, err := readElement(d, &out[len(out)-1], members, what)
+		if !keep {
+			out = out[:len(out)-1]
 		}
-		list = append(list, TaggedProduct{})
-		t := &list[len(list)-1]
-		var haveProduct, haveX, haveY bool
-		d.pos++
-		if err := d.object(tagKeys, func(key string) error {
-			return d.field(key, func() error {
-				switch key {
-				case "x":
-					haveX = d.peek() != 'n'
-					t.X = d.float()
-				case "y":
-					haveY = d.peek() != 'n'
-					t.Y = d.float()
-				case "product":
-					haveProduct = true
-					return object2(d, &t.Product, productKeys, d.product)
-				default:
-					return errUnknownKey
-				}
-				return nil
-			})
-		}); err != nil {
-			return err
-		}
-		d.require(haveX, "x")
-		d.require(haveY, "y")
-		d.require(haveProduct && t.Product.ID != "", "product.id")
-		d.require(haveProduct && t.Product.Title != "", "product.title")
-		d.require(haveProduct && t.Product.Handle != "", "product.handle")
-		return nil
+		return err
 	})
-	*tags = list
+	*s = out
 	return err
 }
 
-func (d *decoder) product(p *Product, key string) error {
-	return d.field(key, func() error {
-		switch key {
-		case "id":
-			p.ID = d.string()
-		case "title":
-			p.Title = d.string()
-		case "handle":
-			p.Handle = d.string()
-		case "price":
-			return optObject(d, &p.Price, priceKeys, d.price)
-		case "category":
-			p.Category = d.string()
-		case "media":
-			if err := optObject(d, &p.Media, mediaKeys, d.media); err != nil || p.Media == nil {
-				return err
-			}
-			d.require(p.Media.Location != "", "location")
-			return nil
-		case "url":
-			p.URL = d.string()
-		case "developmentUrl":
-			p.DevelopmentURL = d.string()
-		case "sku":
-			p.SKU = d.string()
-		case "mpn":
-			p.MPN = d.string()
-		case "gtin":
-			p.GTIN = d.string()
-		default:
-			return errUnknownKey
-		}
-		return nil
-	})
-}
-
-func (d *decoder) price(pr *Price, key string) error {
-	return d.field(key, func() error {
-		switch key {
-		case "price":
-			pr.Regular = d.optFloat()
-		case "currency":
-			pr.Currency = d.string()
-		case "salePrice":
-			pr.Sale = d.optFloat()
-		default:
-			return errUnknownKey
-		}
-		return nil
-	})
-}
-
-// labelList reads labels: null is no list (an empty one, reported, when
-// the request asked for labels); a label without an id is left out.
-func (d *decoder) labelList(labels *[]Label) error {
-	if d.peek() != '[' {
-		start := d.pos
-		if err := d.skip(); err != nil {
-			return err
-		}
-		if string(d.data[start:d.pos]) == "null" {
-			*labels = nil // as encoding/json; an asked-for list is required by post
-			return nil
-		}
-		*labels = []Label{}
-		d.deviate(d.data[start:d.pos], "[]")
-		return nil
+// appendFrom appends to out, a list being read over old, the element
+// that element i is read into: old[i] when a member sent twice sent it
+// before (encoding/json reads into it), else a zero one. out never runs
+// ahead of i, so old[i] is still unread.
+func appendFrom[E any](out, old []E, i int) []E {
+	if i < len(old) {
+		return append(out, old[i])
 	}
-	d.pos++
-	list := (*labels)[:0]
-	if list == nil {
-		list = []Label{}
+	var zero E
+	return append(out, zero)
+}
+
+// readElement reads one element of a list of objects; keep is false for
+// one left out.
+func readElement[E any](d *decoder, e *E, members *schema[E], what string) (keep bool, err error) {
+	if d.peek() != '{' {
+		return false, d.other(what + " dropped: not an object")
+	}
+	present, err := readObject(d, e, members)
+	if err != nil {
+		return false, err
+	}
+	if checkMembers(d, e, members, present) {
+		d.path = append(d.path, pathSeg{key: members.idName})
+		d.deviate(nil, what+" dropped: no "+members.idName)
+		d.path = d.path[:len(d.path)-1]
+		return false, nil
+	}
+	return true, nil
+}
+
+// nodes reads the nodes array: each element that can be a post is one; any
+// other is a deviation, marked Dropped, and left out.
+func (d *decoder) nodes(page *Page) (got, error) {
+	if d.peek() != '[' {
+		if d.literal("null") {
+			page.Nodes = nil
+			return gotNone, nil // missing, for page
+		}
+		return gotNone, d.wrongType("an array")
+	}
+	old := page.Nodes
+	posts := old[:0]
+	if posts == nil {
+		posts = make([]Post, 0, MaxLimit)
 	}
 	err := d.array(func(i int) error {
-		d.path = append(d.path, pathSeg{index: i})
-		defer func() { d.path = d.path[:len(d.path)-1] }()
-		if d.peek() != '{' {
-			start := d.pos
-			if err := d.skip(); err != nil {
-				return err
+		posts = appendFrom(posts, old, i)
+		p := &posts[len(posts)-1]
+		d.node, d.id = i, ""
+		first := len(d.devs)
+		keep, err := readElement(d, p, postMembers, "node")
+		for j := first; j < len(d.devs); j++ {
+			if d.devs[j].PostID == "" { // found before the id was read
+				d.devs[j].PostID = p.ID
 			}
-			d.deviate(d.data[start:d.pos], "label dropped: not an object")
-			return nil
+			d.devs[j].Dropped = !keep && j == len(d.devs)-1
 		}
-		var l Label
-		var haveName bool
-		d.pos++
-		if err := d.object(labelKeys, func(key string) error {
-			return d.field(key, func() error {
-				switch key {
-				case "id":
-					l.ID = d.string()
-				case "name":
-					haveName = true // a string, or null for an unnamed label
-					if d.literal("null") {
-						l.Name = nil
-						return nil
-					}
-					s := d.string()
-					l.Name = &s
-				default:
-					return errUnknownKey
-				}
-				return nil
-			})
-		}); err != nil {
-			return err
+		if !keep {
+			posts = posts[:len(posts)-1]
 		}
-		if l.ID == "" {
-			d.deviate(nil, "label dropped: no id")
-			return nil
-		}
-		d.require(haveName, "name")
-		list = append(list, l)
-		return nil
+		return err
 	})
-	*labels = list
-	return err
-}
-
-// object2 reads an object into *v (keeping what an earlier member of the
-// same name set, as encoding/json does); null leaves it, any other value is
-// a deviation.
-func object2[T any](d *decoder, v *T, names []string, member func(*T, string) error) error {
-	switch d.peek() {
-	case '{':
-		d.pos++
-		return d.object(names, func(key string) error { return member(v, key) })
-	case 'n':
-		if d.literal("null") {
-			return nil
-		}
-	}
-	start := d.pos
-	if err := d.skip(); err != nil {
-		return err
-	}
-	d.deviate(d.data[start:d.pos], "zero value")
-	return nil
-}
-
-// optObject reads an optional object into *v, allocating it if needed.
-func optObject[T any](d *decoder, v **T, names []string, member func(*T, string) error) error {
-	switch d.peek() {
-	case '{':
-		if *v == nil {
-			*v = new(T)
-		}
-		d.pos++
-		t := *v
-		return d.object(names, func(key string) error { return member(t, key) })
-	case 'n':
-		if d.literal("null") {
-			*v = nil
-			return nil
-		}
-	}
-	start := d.pos
-	if err := d.skip(); err != nil {
-		return err
-	}
-	d.deviate(d.data[start:d.pos], "zero value")
-	return nil
+	d.node, d.id = -1, ""
+	page.Nodes = posts
+	return gotValue, err
 }

@@ -3,7 +3,9 @@ package ugc
 import (
 	"encoding/json"
 	"os"
+	"regexp"
 	"testing"
+	"unsafe"
 )
 
 // BenchmarkDecodePage decodes one 25-post page from bytes as the client
@@ -22,6 +24,27 @@ func BenchmarkDecodePage(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
 			if _, err := decodePage(body, false, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The same page as a PostgreSQL-backed server prints timestamps.
+	postgres := regexp.MustCompile(`"(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)Z"`).ReplaceAll(body, []byte(`"$1 $2.123456+02"`))
+	b.Run("sdk-postgres-timestamps", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(postgres)))
+		for b.Loop() {
+			if page, err := decodePage(postgres, false, nil); err != nil || len(page.Deviations) > 0 {
+				b.Fatal(err, page.Deviations)
+			}
+		}
+	})
+	b.Run("scan", func(b *testing.B) { // the tokenizer alone: every value checked, none kept
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			d := decoder{data: body, text: unsafe.String(unsafe.SliceData(body), len(body))}
+			if err := d.skip(); err != nil {
 				b.Fatal(err)
 			}
 		}

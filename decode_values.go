@@ -1,6 +1,7 @@
 package ugc
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -12,10 +13,6 @@ import (
 
 // This file holds the decoder's JSON scanner and its readers of the
 // contract's scalar types, each tolerant of what servers really send.
-
-// maxDepth bounds the nesting of values the decoder skips, as encoding/json
-// does, so that a hostile body cannot exhaust the stack.
-const maxDepth = 10000
 
 func (d *decoder) ws() {
 	for d.pos < len(d.data) {
@@ -53,37 +50,164 @@ func (d *decoder) literal(lit string) bool {
 	return false
 }
 
-func (d *decoder) syntax(msg string) error {
+// syntax is the error for JSON that does not parse at the decoder's
+// position: where (the path and the offset), what was expected and what
+// was found. At the end of the data it is errTruncatedJSON.
+func (d *decoder) syntax(expected string) error {
 	if d.pos >= len(d.data) {
 		return errTruncatedJSON
 	}
-	return fmt.Errorf("%w at offset %d: %s", errSyntax, d.pos, msg)
+	return fmt.Errorf("%w at offset %d%s: %s, found %s", errSyntax, d.pos, d.where(), expected, d.found())
 }
 
-// str reads a string. One without escapes, in valid UTF-8, is copied into
-// the page's string block; any other is unquoted by encoding/json, so the
-// value is exactly what encoding/json would give.
+// where names the decoder's path for an error: ", in nodes[3].comment",
+// or "" at the top of the page.
+func (d *decoder) where() string {
+	if len(d.path) == 0 {
+		return ""
+	}
+	return ", in " + d.pathString("")
+}
+
+// found describes the byte at the decoder's position for an error.
+func (d *decoder) found() string {
+	r, _ := utf8.DecodeRune(d.data[d.pos:])
+	if r == utf8.RuneError || r < ' ' {
+		return fmt.Sprintf("byte %#02x", d.data[d.pos])
+	}
+	return strconv.QuoteRune(r)
+}
+
+// wrongType is the error for an envelope member whose value, valid JSON,
+// is not of the type the page needs.
+func (d *decoder) wrongType(want string) error {
+	start := d.pos
+	if err := d.skip(); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s: %s is not %s", d.pathString(""), snippet(d.data[start:d.pos]), want)
+}
+
+// open consumes the '{' or '[' at the decoder's position, one level deeper.
+func (d *decoder) open() error {
+	if d.depth == maxDepth {
+		return fmt.Errorf("%w at offset %d%s: depth limit reached (%d nested arrays and objects, encoding/json's limit)", errSyntax, d.pos, d.where(), maxDepth)
+	}
+	d.depth++
+	d.pos++
+	return nil
+}
+
+// nextKey moves to the next member of an object: past the ',' (unless it
+// is the first) and the ':' after the key, which it returns. done is set,
+// and the object closed, at its '}'. The key is a view of the body: it
+// must not be kept.
+func (d *decoder) nextKey(first bool) (key string, done bool, err error) {
+	if d.ws(); d.eat('}') {
+		d.depth--
+		return "", true, nil
+	}
+	if !first && !d.eat(',') {
+		return "", false, d.syntax("expected , or } after a member")
+	}
+	if d.ws(); d.peek() != '"' {
+		return "", false, d.syntax("expected a member's name")
+	}
+	if key, err = d.key(); err != nil {
+		return "", false, err
+	}
+	if d.ws(); !d.eat(':') {
+		return "", false, d.syntax("expected : after a member's name")
+	}
+	d.ws()
+	return key, false, nil
+}
+
+// key reads a member's name: a view of the body when it has no escape.
+func (d *decoder) key() (string, error) {
+	start := d.pos
+	if end, _, ok := d.plainString(); ok {
+		d.pos = end + 1
+		return d.text[start+1 : end], nil
+	}
+	return d.escapedString()
+}
+
+// array reads the array at the decoder's position, calling elem with each
+// index, positioned at its value, the index pushed on the path.
+func (d *decoder) array(elem func(i int) error) error {
+	if err := d.open(); err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		if d.ws(); d.eat(']') {
+			d.depth--
+			return nil
+		}
+		if i > 0 && !d.eat(',') {
+			return d.syntax("expected , or ] after an element")
+		}
+		d.ws()
+		d.path = append(d.path, pathSeg{index: i})
+		err := elem(i)
+		d.path = d.path[:len(d.path)-1]
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// plainString finds the end of the string at the decoder's position when
+// it holds no escape and no control character: end is the index of its
+// closing quote; ascii says whether all its bytes are ASCII. It reads
+// eight bytes at a time while none of them is special.
+func (d *decoder) plainString() (end int, ascii, ok bool) {
+	ascii = true
+	data := d.data
+	for i := d.pos + 1; i < len(data); {
+		for i+8 <= len(data) && !special(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
+		for stop := min(i+8, len(data)); i < stop; i++ {
+			switch c := data[i]; {
+			case c == '"':
+				return i, ascii, true
+			case c == '\\' || c < ' ':
+				return 0, false, false
+			case c >= utf8.RuneSelf:
+				ascii = false
+			}
+		}
+	}
+	return 0, false, false
+}
+
+// special reports whether any of the eight bytes in w may be a quote, a
+// backslash, a control character or not ASCII (it may say so of a byte
+// after one that is: the caller then looks at each byte).
+func special(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	control := w - ones*' '
+	return (control&^w|(quote-ones)&^quote|(backslash-ones)&^backslash|w)&highs != 0
+}
+
+// str reads a string to keep. One without escapes, in valid UTF-8, is
+// copied into the page's string block; any other is unquoted by
+// encoding/json, so the value is exactly what encoding/json would give.
 func (d *decoder) str() (string, error) {
 	start := d.pos
-	i := start + 1
-	plain, ascii := true, true
-	for ; i < len(d.data); i++ {
-		c := d.data[i]
-		if c == '"' {
-			break
-		}
-		if c == '\\' || c < ' ' {
-			plain = false
-			break
-		}
-		if c >= utf8.RuneSelf {
-			ascii = false
-		}
+	if end, ascii, ok := d.plainString(); ok && (ascii || utf8.Valid(d.data[start+1:end])) {
+		d.pos = end + 1
+		return d.keep(d.data[start+1 : end]), nil
 	}
-	if plain && i < len(d.data) && (ascii || utf8.Valid(d.data[start+1:i])) {
-		d.pos = i + 1
-		return d.keep(d.data[start+1 : i]), nil
-	}
+	return d.escapedString()
+}
+
+// escapedString reads a string with escapes, control characters or
+// invalid UTF-8, checked by skipString and unquoted by encoding/json.
+func (d *decoder) escapedString() (string, error) {
+	start := d.pos
 	if err := d.skipString(); err != nil {
 		return "", err
 	}
@@ -98,30 +222,15 @@ func (d *decoder) str() (string, error) {
 func (d *decoder) skipString() error {
 	d.pos++ // '"'
 	for d.pos < len(d.data) {
-		c := d.data[d.pos]
-		switch {
+		switch c := d.data[d.pos]; {
 		case c == '"':
 			d.pos++
 			return nil
 		case c < ' ':
-			return d.syntax("control character in string")
+			return d.syntax("a control character must be escaped in a string")
 		case c == '\\':
-			d.pos++
-			switch d.peek() {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.pos++
-			case 'u':
-				if d.pos+5 > len(d.data) {
-					return d.syntax("short \\u escape")
-				}
-				for _, h := range d.data[d.pos+1 : d.pos+5] {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						return d.syntax("bad \\u escape")
-					}
-				}
-				d.pos += 5
-			default:
-				return d.syntax("bad escape")
+			if err := d.skipEscape(); err != nil {
+				return err
 			}
 		default:
 			d.pos++
@@ -130,94 +239,136 @@ func (d *decoder) skipString() error {
 	return d.syntax("string not closed")
 }
 
-// number reads a number literal by JSON's grammar; ok is false, and
-// nothing read, when none comes next. lit is a view of the body, which is
-// reused: it must not be kept.
-func (d *decoder) number() (lit string, ok bool) {
-	start, i := d.pos, d.pos
-	digits := func() int {
-		n := 0
-		for i < len(d.data) && '0' <= d.data[i] && d.data[i] <= '9' {
-			i++
-			n++
+// skipEscape moves past the escape at the decoder's position.
+func (d *decoder) skipEscape() error {
+	d.pos++ // '\\'
+	switch d.peek() {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		d.pos++
+		return nil
+	case 'u':
+		d.pos++
+		for range 4 {
+			if !isHex(d.peek()) {
+				return d.syntax("expected 4 hexadecimal digits after \\u")
+			}
+			d.pos++
 		}
-		return n
+		return nil
 	}
-	if i < len(d.data) && d.data[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d.data) && d.data[i] == '0':
-		i++
-	case digits() == 0:
+	return d.syntax("expected an escape after \\")
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+// number reads a number literal by JSON's grammar; ok is false, and
+// nothing read, when none comes next. lit is a view of the body: it must
+// not be kept.
+func (d *decoder) number() (lit string, ok bool) {
+	n := numberLen(d.text[d.pos:])
+	if n == 0 {
 		return "", false
 	}
-	if i < len(d.data) && d.data[i] == '.' {
+	lit = d.text[d.pos : d.pos+n]
+	d.pos += n
+	return lit, true
+}
+
+// numberLen is the length of the JSON number at the start of s, 0 if none.
+func numberLen(s string) int {
+	i := 0
+	if i < len(s) && s[i] == '-' {
 		i++
-		if digits() == 0 {
-			return "", false
-		}
 	}
-	if i < len(d.data) && (d.data[i] == 'e' || d.data[i] == 'E') {
+	switch d := digitsAt(s, i); {
+	case d == 0:
+		return 0
+	case s[i] == '0':
 		i++
-		if i < len(d.data) && (d.data[i] == '+' || d.data[i] == '-') {
+	default:
+		i += d
+	}
+	if i < len(s) && s[i] == '.' {
+		d := digitsAt(s, i+1)
+		if d == 0 {
+			return 0
+		}
+		i += 1 + d
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			i++
 		}
-		if digits() == 0 {
-			return "", false
+		d := digitsAt(s, i)
+		if d == 0 {
+			return 0
 		}
+		i += d
 	}
-	d.pos = i
-	return d.text[start:i], true
+	return i
+}
+
+// digitsAt counts the decimal digits of s from i.
+func digitsAt(s string, i int) int {
+	n := 0
+	for i+n < len(s) && '0' <= s[i+n] && s[i+n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // skip moves past any value, checking its syntax.
-func (d *decoder) skip() error { return d.skipDepth(0) }
-
-func (d *decoder) skipDepth(depth int) error {
-	if depth > maxDepth {
-		return d.syntax("nested too deep")
-	}
+func (d *decoder) skip() error {
 	switch d.peek() {
 	case '"':
 		return d.skipString()
 	case '{':
-		d.pos++
-		for first := true; ; first = false {
-			if d.ws(); d.eat('}') {
-				return nil
-			}
-			if !first && !d.eat(',') {
-				return d.syntax("expected , or } in object")
-			}
-			if d.ws(); d.peek() != '"' {
-				return d.syntax("expected a key")
-			}
-			if err := d.skipString(); err != nil {
-				return err
-			}
-			if d.ws(); !d.eat(':') {
-				return d.syntax("expected : after a key")
-			}
-			d.ws()
-			if err := d.skipDepth(depth + 1); err != nil {
-				return err
-			}
-		}
+		return d.skipObject()
 	case '[':
-		d.pos++
-		for first := true; ; first = false {
-			if d.ws(); d.eat(']') {
-				return nil
-			}
-			if !first && !d.eat(',') {
-				return d.syntax("expected , or ] in array")
-			}
-			d.ws()
-			if err := d.skipDepth(depth + 1); err != nil {
-				return err
-			}
+		return d.skipArray()
+	}
+	return d.skipScalar()
+}
+
+// skipObject and skipArray move past a container. An error inside one
+// names the path of the value skipped, not of what is inside it.
+func (d *decoder) skipObject() error {
+	if err := d.open(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		_, done, err := d.nextKey(first)
+		if err != nil || done {
+			return err
 		}
+		if err := d.skip(); err != nil {
+			return err
+		}
+	}
+}
+
+func (d *decoder) skipArray() error {
+	if err := d.open(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		if d.ws(); d.eat(']') {
+			d.depth--
+			return nil
+		}
+		if !first && !d.eat(',') {
+			return d.syntax("expected , or ] after an element")
+		}
+		d.ws()
+		if err := d.skip(); err != nil {
+			return err
+		}
+	}
+}
+
+func (d *decoder) skipScalar() error {
+	switch d.peek() {
 	case 't':
 		if d.literal("true") {
 			return nil
@@ -235,94 +386,85 @@ func (d *decoder) skipDepth(depth int) error {
 			return nil
 		}
 	}
-	return d.syntax("invalid value")
+	return d.syntax("expected a value")
 }
 
-// skipValue moves past a value and returns it, for an error's message; on
-// a syntax error it returns what is left.
-func (d *decoder) skipValue() []byte {
+// other reads a value of a type the member does not take and records it
+// as a deviation, the member keeping kept. Invalid JSON in it is an error.
+func (d *decoder) other(kept string) error {
 	start := d.pos
-	if d.skip() != nil {
-		return d.data[start:]
-	}
-	return d.data[start:d.pos]
-}
-
-func (d *decoder) snippetOf(raw []byte) string { return snippet(raw) }
-
-// other reads a value of a type the field does not take and records it as
-// a deviation, the field keeping kept. A syntax error in it is returned
-// by the next read, which finds the decoder where the value started.
-func (d *decoder) other(kept string) {
-	start := d.pos
-	if d.skip() != nil {
-		d.pos = start
-		d.bad = true
-		return
+	if err := d.skip(); err != nil {
+		return err
 	}
 	d.deviate(d.data[start:d.pos], kept)
+	return nil
 }
 
-// string reads a string field. A number or boolean keeps its text; null is
-// the empty string, as encoding/json leaves it. Whether a required one is
-// there is checked with the object that holds it.
-func (d *decoder) string() string {
+// string reads a string member. A number or boolean keeps its text, a
+// deviation; null is reported as such (null true), to leave the member as
+// encoding/json leaves it.
+func (d *decoder) string() (s string, null bool, err error) {
 	switch c := d.peek(); {
 	case c == '"':
-		s, err := d.str()
-		if err != nil {
-			d.bad = true
-		}
-		return s
+		s, err = d.str()
+		return s, false, err
 	case c == 'n' && d.literal("null"):
-		return ""
+		return "", true, nil
 	case c == 't' && d.literal("true"):
 		d.deviate([]byte("true"), `"true"`)
-		return "true"
+		return "true", false, nil
 	case c == 'f' && d.literal("false"):
 		d.deviate([]byte("false"), `"false"`)
-		return "false"
+		return "false", false, nil
 	case c == '-' || '0' <= c && c <= '9':
 		start := d.pos
 		if lit, ok := d.number(); ok {
 			d.deviate([]byte(lit), strconv.Quote(lit))
-			return d.keep(d.data[start:d.pos]) // lit is a view of the pooled body
+			return d.keep(d.data[start:d.pos]), false, nil // lit is a view of the pooled body
 		}
 	}
-	d.other("zero value")
-	return ""
+	return "", false, d.other("zero value")
 }
 
 // boolean reads an optional boolean. "true", "false", 1 and 0 are read as
-// booleans; null is absent.
-func (d *decoder) boolean() *bool {
-	c := d.peek()
-	switch {
+// booleans, deviations; null is absent.
+func (d *decoder) boolean() (*bool, error) {
+	switch c := d.peek(); {
 	case c == 't' && d.literal("true"):
-		return d.newBool(true)
+		return d.newBool(true), nil
 	case c == 'f' && d.literal("false"):
-		return d.newBool(false)
+		return d.newBool(false), nil
 	case c == 'n' && d.literal("null"):
-		return nil
+		return nil, nil
 	case c == '"':
-		start := d.pos
-		s, err := d.str()
-		if b, perr := parseBool(s); err == nil && perr == nil {
-			d.deviate(d.data[start:d.pos], strconv.FormatBool(b))
-			return d.newBool(b)
-		}
-		d.deviate(d.data[start:d.pos], "absent")
-		return nil
+		return d.boolString()
 	case c == '-' || '0' <= c && c <= '9':
-		if lit, ok := d.number(); ok && (lit == "0" || lit == "1") {
-			d.deviate([]byte(lit), strconv.FormatBool(lit == "1"))
-			return d.newBool(lit == "1")
+		if lit, ok := d.number(); ok {
+			if lit == "0" || lit == "1" {
+				d.deviate([]byte(lit), strconv.FormatBool(lit == "1"))
+				return d.newBool(lit == "1"), nil
+			}
+			d.deviate([]byte(lit), "absent")
+			return nil, nil
 		}
-		d.deviate(nil, "absent")
-		return nil
 	}
-	d.other("absent")
-	return nil
+	return nil, d.other("absent")
+}
+
+// boolString reads a boolean sent as a string.
+func (d *decoder) boolString() (*bool, error) {
+	start := d.pos
+	s, err := d.str()
+	if err != nil {
+		return nil, err
+	}
+	b, perr := parseBool(s)
+	if perr != nil {
+		d.deviate(d.data[start:d.pos], "absent")
+		return nil, nil
+	}
+	d.deviate(d.data[start:d.pos], strconv.FormatBool(b))
+	return d.newBool(b), nil
 }
 
 // parseBool reads a boolean sent as a string: what strconv.ParseBool reads,
@@ -337,105 +479,176 @@ func parseBool(s string) (bool, error) {
 	return strconv.ParseBool(strings.TrimSpace(s))
 }
 
-// float reads a number; a string that holds one is read as it.
-func (d *decoder) float() float64 {
-	if f := d.optFloat(); f != nil {
-		return *f
-	}
-	return 0
-}
-
-// optFloat reads an optional number; null is absent.
-func (d *decoder) optFloat() *float64 {
-	c := d.peek()
-	switch {
+// float reads a number; a string that holds one is read as it, a
+// deviation. ok is false for null, and for a value that holds no number
+// (a deviation).
+func (d *decoder) float() (f float64, ok bool, err error) {
+	switch c := d.peek(); {
 	case c == '-' || '0' <= c && c <= '9':
 		start := d.pos
 		if lit, ok := d.number(); ok {
-			f, err := strconv.ParseFloat(lit, 64)
-			if err == nil {
-				return d.newFloat(f)
+			if f, err := strconv.ParseFloat(lit, 64); err == nil {
+				return f, true, nil
 			}
 			d.deviate(d.data[start:d.pos], "absent (out of range)")
-			return nil
+			return 0, false, nil
 		}
 	case c == 'n' && d.literal("null"):
-		return nil
+		return 0, false, nil
 	case c == '"':
-		start := d.pos
-		s, err := d.str()
-		if f, perr := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && perr == nil {
-			d.deviate(d.data[start:d.pos], strconv.FormatFloat(f, 'g', -1, 64))
-			return d.newFloat(f)
-		}
-		d.deviate(d.data[start:d.pos], "absent")
-		return nil
+		return d.floatString()
 	}
-	d.other("absent")
-	return nil
+	return 0, false, d.other("absent")
 }
 
-// timestampLayouts are the forms of ISO 8601 read besides RFC 3339; those
-// without a zone are read as UTC.
-var timestampLayouts = []string{
-	"2006-01-02T15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02T15:04:05.999999999Z0700",
-	"2006-01-02 15:04:05.999999999Z0700",
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04:05.999999999",
-	"2006-01-02T15:04Z07:00",
-	"2006-01-02T15:04",
-	"2006-01-02",
+// floatString reads a number sent as a string.
+func (d *decoder) floatString() (float64, bool, error) {
+	start := d.pos
+	s, err := d.stringView()
+	if err != nil {
+		return 0, false, err
+	}
+	f, perr := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if perr != nil {
+		d.deviate(d.data[start:d.pos], "absent")
+		return 0, false, nil
+	}
+	d.deviate(d.data[start:d.pos], strconv.FormatFloat(f, 'g', -1, 64))
+	return f, true, nil
 }
 
-// timestamp reads an ISO 8601 timestamp: RFC 3339 exactly as encoding/json
-// reads it, or one of timestampLayouts. One that cannot be read is the zero
-// time; null is the zero time, as encoding/json leaves it.
-func (d *decoder) timestamp() time.Time {
+// timestamp reads an ISO 8601 timestamp (see readTimestamp), or a Unix
+// time, a deviation. One that cannot be read is the zero time, a
+// deviation; null is reported as such, to leave the member as
+// encoding/json leaves it.
+func (d *decoder) timestamp() (t time.Time, null bool, err error) {
 	switch c := d.peek(); {
 	case c == 'n' && d.literal("null"):
-		return time.Time{}
+		return time.Time{}, true, nil
 	case c == '"':
 		start := d.pos
-		s, err := d.str()
+		s, err := d.stringView()
 		if err != nil {
-			d.bad = true
-			return time.Time{}
+			return time.Time{}, false, err
 		}
 		raw := d.data[start:d.pos]
-		var t time.Time
-		if t.UnmarshalJSON(raw) == nil {
-			return t
+		t, note, ok := readTimestamp(s)
+		switch {
+		case !ok:
+			d.deviate(raw, "zero value")
+		case note != "":
+			d.deviate(raw, t.Format(time.RFC3339Nano)+note)
 		}
-		s = strings.ToUpper(strings.TrimSpace(s)) // ISO 8601 allows "t" and "z"
-		for _, layout := range timestampLayouts {
-			if t, err := time.Parse(layout, s); err == nil {
-				d.deviate(raw, t.Format(time.RFC3339Nano))
-				return t
-			}
-		}
-		d.deviate(raw, "zero value")
-		return time.Time{}
+		return t, false, nil
 	case c == '-' || '0' <= c && c <= '9':
-		// A Unix time: seconds, or milliseconds when it is too large for
-		// seconds of this era.
 		start := d.pos
 		if lit, ok := d.number(); ok {
-			if n, err := strconv.ParseInt(lit, 10, 64); err == nil && n > 0 {
-				t := time.Unix(n, 0).UTC()
-				if n >= 1e11 {
-					t = time.UnixMilli(n).UTC()
-				}
-				d.deviate(d.data[start:d.pos], t.Format(time.RFC3339Nano)+" (a Unix time)")
-				return t
+			t := unixTime(lit)
+			kept := "zero value"
+			if !t.IsZero() {
+				kept = t.Format(time.RFC3339Nano) + " (a Unix time)"
 			}
-			d.deviate(d.data[start:d.pos], "zero value")
-			return time.Time{}
+			d.deviate(d.data[start:d.pos], kept)
+			return t, false, nil
 		}
 	}
-	d.other("zero value")
-	return time.Time{}
+	return time.Time{}, false, d.other("zero value")
+}
+
+// unixTime reads a Unix time: seconds, or milliseconds when it is too
+// large for seconds of this era. It is the zero time for anything else.
+func unixTime(lit string) time.Time {
+	n, err := strconv.ParseInt(lit, 10, 64)
+	switch {
+	case err != nil || n <= 0:
+		return time.Time{}
+	case n >= 1e11:
+		return time.UnixMilli(n).UTC()
+	}
+	return time.Unix(n, 0).UTC()
+}
+
+// stringView reads a string that is not kept: a view of the body when it
+// has no escape.
+func (d *decoder) stringView() (string, error) {
+	return d.key()
+}
+
+// count reads the envelope's count: any JSON number equal to an integer
+// (25, 25.0, 2.5e1); a string holding one is read too, a deviation.
+func (d *decoder) count() (int, error) {
+	switch d.peek() {
+	case '"':
+		start := d.pos
+		s, err := d.stringView()
+		if err != nil {
+			return 0, err
+		}
+		n, ok := integerOf(strings.TrimSpace(s))
+		if !ok {
+			return 0, fmt.Errorf("count: %s is not an integer", snippet(d.data[start:d.pos]))
+		}
+		d.deviate(d.data[start:d.pos], strconv.Itoa(n))
+		return n, nil
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		lit, _ := d.number()
+		n, ok := integerOf(lit)
+		if !ok {
+			return 0, fmt.Errorf("count: %s is not an integer", snippet([]byte(lit)))
+		}
+		return n, nil
+	}
+	return 0, d.wrongType("an integer")
+}
+
+// integerOf reads s, a JSON number, when it equals an int: 25, 25.0,
+// 2.5e1 and 2500e-2 are 25. Exact, with no floating point.
+func integerOf(s string) (int, bool) {
+	if numberLen(s) != len(s) || s == "" {
+		return 0, false
+	}
+	neg := s[0] == '-'
+	s = strings.TrimPrefix(s, "-")
+	mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		return 0, true // zero, whatever its exponent
+	}
+	e, err := 0, error(nil)
+	if exp != "" {
+		e, err = strconv.Atoi(exp)
+	}
+	if err != nil || e > 20 {
+		return 0, false // far beyond an int
+	}
+	shift := e - len(frac) // the value is digits × 10^shift
+	if shift < 0 {
+		if -shift > len(digits) || strings.TrimRight(digits[len(digits)+shift:], "0") != "" {
+			return 0, false
+		}
+		digits = digits[:len(digits)+shift]
+	} else {
+		digits += strings.Repeat("0", min(shift, 20))
+	}
+	if neg {
+		digits = "-" + digits
+	}
+	n, err := strconv.ParseInt(digits, 10, strconv.IntSize)
+	return int(n), err == nil
+}
+
+// next reads the envelope's next: a string, or null for none.
+func (d *decoder) next() (string, error) {
+	switch d.peek() {
+	case 'n':
+		if d.literal("null") {
+			return "", nil
+		}
+	case '"':
+		return d.str()
+	}
+	return "", d.wrongType("a string or null")
 }
 
 // keep returns b as a string held in the page's string blocks: one
@@ -447,11 +660,21 @@ func (d *decoder) keep(b []byte) string {
 		return ""
 	}
 	if len(d.block)+len(b) > cap(d.block) {
-		d.block = make([]byte, 0, max(len(b), len(d.data)/2))
+		d.block = make([]byte, 0, max(len(b), d.blockSize()))
 	}
 	start := len(d.block)
 	d.block = append(d.block, b...)
 	return unsafe.String(&d.block[start], len(b))
+}
+
+// blockSize is the size of the page's next string block: the first holds
+// five eighths of the body, what the strings of a page of posts take
+// (55 % of testdata/bench/page25.json), the others a quarter.
+func (d *decoder) blockSize() int {
+	if d.block == nil {
+		return len(d.data) * 5 / 8
+	}
+	return len(d.data) / 4
 }
 
 // newBool and newFloat hand out pointers from per-page blocks: one
@@ -478,28 +701,24 @@ func (d *decoder) deviate(raw []byte, kept string) {
 	d.devs = append(d.devs, Deviation{Index: d.node, PostID: d.id, Path: d.pathString(""), Sent: quoted(raw), Kept: kept})
 }
 
-// require records a required member, at rel below the decoder's path, that
-// is missing or empty.
-func (d *decoder) require(ok bool, rel string) {
-	if !ok {
-		d.devs = append(d.devs, Deviation{Index: d.node, PostID: d.id, Path: d.pathString(rel), Kept: "zero value (missing)"})
-	}
-}
-
-// pathString writes the path of the current node, then rel.
+// pathString writes the decoder's path from the page, then rel:
+// "nodes[3].taggedProducts[0].x".
 func (d *decoder) pathString(rel string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "nodes[%d]", d.node)
 	for _, s := range d.path {
-		if s.key == "" {
+		switch {
+		case s.key == "":
 			fmt.Fprintf(&b, "[%d]", s.index)
-		} else {
+		case b.Len() > 0:
 			b.WriteString("." + s.key)
+		default:
+			b.WriteString(s.key)
 		}
 	}
-	if rel != "" {
-		b.WriteString("." + rel)
+	if rel != "" && b.Len() > 0 {
+		b.WriteString(".")
 	}
+	b.WriteString(rel)
 	return b.String()
 }
 

@@ -10,15 +10,18 @@ import (
 
 // Deviation is one place where a page differed from the contract and the
 // client read it anyway (see [Page.Deviations]): a post with a value of
-// another type, a timestamp in another form, a required field missing, or a
-// node that could not be a post at all.
+// another type, a timestamp in another form, a required field missing, a
+// member sent twice, a node that could not be a post at all; or, for the
+// page itself, a count sent as a string or a leading byte-order mark.
 type Deviation struct {
-	// Index is the node's index in the page's nodes as sent.
+	// Index is the node's index in the page's nodes as sent; -1 for a
+	// deviation of the page itself.
 	Index int
 	// PostID is the post's id, "" when it had none (or not yet read).
 	PostID string
 	// Path is the JSON path of the value, from the page: for example
-	// "nodes[3].taggedProducts[0].product.price.price".
+	// "nodes[3].taggedProducts[0].product.price.price", or "count"; ""
+	// for the page as a whole (a byte-order mark).
 	Path string
 	// Sent is the start of the value as sent, printable; "" when it was
 	// missing.
@@ -54,7 +57,11 @@ func (d Deviation) String() string {
 	if d.PostID != "" {
 		id = " (post " + d.PostID + ")"
 	}
-	return fmt.Sprintf("%s%s: %s, kept %s", d.Path, id, sent, d.Kept)
+	path := d.Path
+	if path == "" {
+		path = "the page"
+	}
+	return fmt.Sprintf("%s%s: %s, kept %s", path, id, sent, d.Kept)
 }
 
 // errDeviates is the cause of a strict client's DecodeError for a page that

@@ -106,25 +106,49 @@
 // The client is strict in what it sends and forgiving in what it reads,
 // and says what it forgave. Each post is read on its own, so one that
 // deviates from the contract never costs its neighbours, its page or the
-// rest of a walk. What can be read is read: a number or boolean sent as a
-// string ("10.00", "true", 1), an ISO 8601 timestamp with fractional
-// seconds, without a zone (taken as UTC), with a space instead of T, or a
-// date alone; null or nothing where a list is required (an empty list). A
-// value that cannot be read at all (a createdAt of "yesterday", an object
-// where a string belongs) leaves the field at its zero value, and a
-// required field missing is its zero value; the post still comes. A node
-// that cannot be a post (not an object, or no id) is left out of the page.
-// Each of these is a [Deviation] on [Page.Deviations]: the post's index and
-// id, the JSON path, a snippet of what was sent (never the API key) and what
-// was kept; a walk's [WalkSummary] gathers them, and a client with
-// [WithLogger] logs each as a warning. [WithStrictDecoding] makes any
-// deviation a [*DecodeError] instead, for contract tests; ugctest's clients
-// use it. Unknown media types and unknown members are not deviations: the
-// contract does not list every value.
+// rest of a walk.
 //
-// The reader is written for this schema, in one pass with no reflection:
-// it decodes a 25-post page several times faster than encoding/json, with a
-// fifth of its allocations (BENCHMARKS.md).
+// Timestamps are read to the right instant in every form ISO 8601 allows
+// with a zone: calendar (2024-05-01), ordinal (2024-122) and week
+// (2024-W18-3) dates; the basic (20240501T101500Z) and extended formats;
+// reduced precision (T10Z, T10:15Z); a fraction of the last unit given,
+// after a dot or a comma (T10.5Z is 10:30); zones Z, ±hh, ±hhmm and
+// ±hh:mm; 24:00 (the next day's start); a leap second (23:59:60, read as
+// the next second); and PostgreSQL's text output (2024-05-01
+// 12:15:00.123456+02). These are the contract's and no deviation. A
+// timestamp without a zone (read as UTC), a date alone, one that mixes the
+// basic and extended formats, or a Unix time is read and recorded.
+//
+// What else can be read is read: a number or boolean sent as a string
+// ("10.00", "true", 1); null or nothing where a list is required (an empty
+// list); a count sent as 25.0 or 2.5e1 (no deviation) or as "25"; a page
+// after a UTF-8 byte-order mark; a member sent twice, read as
+// encoding/json reads it (the last value; an object merged into the
+// first; null leaving a value that is not a pointer); a member name in
+// another case, matched as encoding/json matches it. A value that cannot
+// be read at all (a createdAt of "yesterday", an object where a string
+// belongs) leaves the field at its zero value, and a required field
+// missing is its zero value; the post still comes. A node that cannot be a
+// post (not an object, or no id) is left out of the page. Each of these
+// is a [Deviation] on [Page.Deviations]: the post's index and id (-1 for
+// the page itself), the JSON path, a snippet of what was sent (never the
+// API key) and what was kept; a walk's [WalkSummary] gathers them, and a
+// client with [WithLogger] logs each as a warning. [WithStrictDecoding]
+// makes any deviation a [*DecodeError] instead, for contract tests;
+// ugctest's clients use it. Unknown media types and unknown members are
+// not deviations: the contract does not list every value.
+//
+// The JSON itself is never forgiven: what encoding/json refuses (a bad
+// escape, a control character in a string, nesting deeper than its limit
+// of 10,000) is a [*DecodeError] that says where and what was found
+// ("invalid JSON at offset 1234, in nodes[3].comment: depth limit
+// reached"), and JSON cut short is retried as a body cut short.
+//
+// The reader is written for this schema, from one table per type that
+// declares each member's name, how it is read and whether it is required,
+// in one pass with no reflection: it reads a 25-post page several times
+// faster than encoding/json, with fewer bytes and a sixth of its
+// allocations (BENCHMARKS.md).
 //
 // # Errors
 //

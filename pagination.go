@@ -96,7 +96,7 @@ func (c *Client) pages(ctx context.Context, first func() (*url.URL, error), opts
 	return func(yield func(*Page, error) bool) {
 		w, err := c.newWalk(ctx, first, cfg)
 		if err != nil {
-			yield(nil, err)
+			yield(nil, c.maskErr(err))
 			return
 		}
 		w.run(ctx, yield)
@@ -112,7 +112,7 @@ func (c *Client) posts(ctx context.Context, first func() (*url.URL, error), opts
 	return func(yield func(Post, error) bool) {
 		w, err := c.newWalk(ctx, first, cfg)
 		if err != nil {
-			yield(Post{}, err)
+			yield(Post{}, c.maskErr(err))
 			return
 		}
 		w.run(ctx, func(page *Page, err error) bool {

@@ -256,7 +256,7 @@ func TestDecodeInvalidPages(t *testing.T) {
 		{file: "invalid_nodes_missing.json", wantInErr: []string{"nodes", "missing"}},
 		{file: "invalid_count_missing.json", wantInErr: []string{"count", "missing"}},
 		{file: "invalid_next_missing.json", wantInErr: []string{"next", "missing"}},
-		{file: "invalid_count_string.json", wantInErr: []string{"count", "not an integer"}},
+		{file: "invalid_count_string.json", deviation: "count"}, // read: a string holding an integer
 		{file: "invalid_truncated.json", wantInErr: []string{"unexpected end of JSON input"}},
 		{file: "invalid_html.html", wantInErr: []string{"invalid character '<'"}}, // encoding/json checks the syntax first
 		{file: "invalid_post_missing_id.json", deviation: "nodes[0].id"},
@@ -298,7 +298,7 @@ func TestDecodeInvalidInline(t *testing.T) {
 		{name: "taggedProducts null", body: `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":null}]}`, deviation: "nodes[0].taggedProducts"},
 		{name: "origin without type", body: `{"count":1,"next":null,"nodes":[` + post + `,"origin":{}}]}`, deviation: "nodes[0].origin.type"},
 		{name: "uploadedBy without username", body: `{"count":1,"next":null,"nodes":[` + post + `,"uploadedBy":{"email":"a@b.test"}}]}`, deviation: "nodes[0].uploadedBy.username"},
-		{name: "label without id", body: `{"count":1,"next":null,"nodes":[` + post + `,"labels":[{"name":"x"}]}]}`, deviation: "nodes[0].labels[0]"},
+		{name: "label without id", body: `{"count":1,"next":null,"nodes":[` + post + `,"labels":[{"name":"x"}]}]}`, deviation: "nodes[0].labels[0].id"},
 		{name: "product without handle", body: `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":[{"x":0,"y":0,"product":{"id":"a","title":"b"}}]}]}`, deviation: "nodes[0].taggedProducts[0].product.handle"},
 		{name: "product without id", body: `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":[{"x":0,"y":0,"product":{"title":"a","handle":"b"}}]}]}`, deviation: "nodes[0].taggedProducts[0].product.id"},
 		{name: "x a string", body: `{"count":1,"next":null,"nodes":[{"id":"p1","createdAt":"2024-01-02T03:04:05Z","media":{"location":"m"},"taggedProducts":[{"x":"0.5","y":0,"product":{"id":"a","title":"b","handle":"c"}}]}]}`, deviation: "nodes[0].taggedProducts[0].x"},
@@ -464,4 +464,61 @@ func TestPostMarshalOmitsAbsentFields(t *testing.T) {
 		require.Len(t, out.Nodes, 1)
 		assert.Equal(t, []ugc.TaggedProduct{}, out.Nodes[0].TaggedProducts)
 	})
+}
+
+// TestGoldenPagesOfTheReader (issue 17): timestamps in ISO 8601's other
+// forms and PostgreSQL's, a count written as 2.5e1, a byte-order mark, a
+// member sent twice, and invalid JSON inside a value of the wrong type.
+// Read by the page's own UnmarshalJSON (json.Unmarshal checks the syntax
+// itself before it calls it).
+func TestGoldenPagesOfTheReader(t *testing.T) {
+	t.Parallel()
+	t.Run("iso8601_timestamps.json", func(t *testing.T) {
+		t.Parallel()
+		var page ugc.Page
+		require.NoError(t, page.UnmarshalJSON(goldenPage(t, "iso8601_timestamps.json")))
+		assert.Empty(t, page.Deviations, "forms the contract allows, and a count equal to an integer")
+		assert.Equal(t, 25, page.Count)
+		want := [][2]time.Time{
+			{utc(2024, time.May, 1, 10, 15, 0, 123456000), utc(2024, time.May, 1, 10, 15, 0, 0)},
+			{utc(2024, time.May, 1, 10, 15, 0, 0), utc(2024, time.May, 1, 10, 15, 0, 0)},
+			{utc(2024, time.May, 1, 0, 0, 0, 0), utc(2017, time.January, 1, 0, 0, 0, 0)},
+		}
+		require.Len(t, page.Nodes, len(want))
+		for i, w := range want {
+			assert.True(t, w[0].Equal(page.Nodes[i].CreatedAt), "post %d createdAt %v", i, page.Nodes[i].CreatedAt)
+			assert.True(t, w[1].Equal(page.Nodes[i].SocialDate), "post %d socialDate %v", i, page.Nodes[i].SocialDate)
+		}
+	})
+	t.Run("byte_order_mark.json", func(t *testing.T) {
+		t.Parallel()
+		var page ugc.Page
+		require.NoError(t, page.UnmarshalJSON(goldenPage(t, "byte_order_mark.json")))
+		require.Len(t, page.Nodes, 1)
+		require.Len(t, page.Deviations, 1)
+		assert.Equal(t, -1, page.Deviations[0].Index)
+	})
+	t.Run("invalid_duplicate_member.json", func(t *testing.T) {
+		t.Parallel()
+		var page ugc.Page
+		require.NoError(t, page.UnmarshalJSON(goldenPage(t, "invalid_duplicate_member.json")))
+		require.Len(t, page.Nodes, 1)
+		assert.Equal(t, "second", page.Nodes[0].Comment, "the last, as encoding/json keeps it")
+		require.Len(t, page.Deviations, 1)
+		assert.Equal(t, "nodes[0].comment", page.Deviations[0].Path)
+	})
+	for file, where := range map[string]string{
+		"invalid_bad_escape_in_boolean.json":       "nodes[0].fromSocial",
+		"invalid_control_character_in_number.json": "nodes[0].taggedProducts[0].x",
+	} {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			var page ugc.Page
+			err := page.UnmarshalJSON(goldenPage(t, file))
+			require.Error(t, err, "invalid JSON is never a page")
+			assert.Contains(t, err.Error(), "invalid JSON")
+			assert.Contains(t, err.Error(), "in "+where)
+			assert.Equal(t, ugc.Page{}, page)
+		})
+	}
 }
