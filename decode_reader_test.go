@@ -547,3 +547,34 @@ func TestPlainStringFindsEveryByte(t *testing.T) {
 		require.Equal(t, []any{wantEnd, wantASCII, wantOK}, []any{end, ascii, ok}, "round %d: %q", round, b)
 	}
 }
+
+// TestDuplicateEnvelopeMembers: count, next and nodes sent twice read as
+// encoding/json reads them (a second nodes array read into the posts of
+// the first, element by element), each repeat a deviation of the page.
+func TestDuplicateEnvelopeMembers(t *testing.T) {
+	t.Parallel()
+	const a = `{"id":"a","createdAt":"2024-05-01T10:15:00Z","media":{"location":"m"},"taggedProducts":[],"comment":"first"}`
+	const b = `{"id":"b","createdAt":"2024-05-02T10:15:00Z","media":{"hash":"h"},"taggedProducts":[]}`
+	for _, body := range []string{
+		`{"count":1,"next":null,"nodes":[],"count":2}`,
+		`{"count":1,"next":"https://x.test/1","nodes":[],"next":null}`,
+		`{"count":1,"next":null,"nodes":[` + a + `],"nodes":[` + b + `]}`,
+		`{"count":1,"next":null,"nodes":[` + a + `,` + a + `],"nodes":[` + b + `]}`,
+		`{"count":1,"next":null,"nodes":[` + b + `],"nodes":[` + a + `,` + b + `]}`,
+	} {
+		page, err := decodePage([]byte(body), false, nil)
+		require.NoError(t, err, body)
+		var want struct {
+			Count int
+			Next  *string
+			Nodes []Post
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &want))
+		assert.Equal(t, want.Count, page.Count, body)
+		assert.Equal(t, want.Next == nil, page.Next == "", body)
+		assert.Equal(t, want.Nodes, page.Nodes, body)
+		assert.True(t, slices.ContainsFunc(page.Deviations, func(d Deviation) bool {
+			return d.Index == -1 && strings.HasPrefix(d.Kept, "sent twice")
+		}), "%s: %v", body, page.Deviations)
+	}
+}
