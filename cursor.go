@@ -84,68 +84,34 @@ type placement struct {
 
 // place finds where a page answered for req stands relative to the posts
 // already yielded. A blind request (one that starts after the anchor) is
-// placed as it comes, unless it holds posts already yielded. The anchor is expected at index anchorAt-skip
-// of the nodes as sent. A page that holds the anchor is placed after it.
-// One that holds only older posts is placed after the latest of them (the
-// posts after it were removed) if posts follow it or the page ends the
-// list. A page that holds none cannot be placed: the caller reads again.
-// Yielded posts that come in another order than they were yielded mean the
-// order changed: a *DriftError.
+// placed as it comes, unless it holds posts already yielded. The anchor is
+// expected at index anchorAt-skip of the nodes as sent. A page that holds
+// the anchor is placed after it. One that holds only older posts is placed
+// after the latest of them (the posts after it were removed) if posts
+// follow it or the page ends the list. A page that holds none cannot be
+// placed: the caller reads again. Yielded posts that come in another order
+// than they were yielded mean the order changed: a *DriftError.
 func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
-	skip := req.skip
-	known := c.count >= 0
+	known := c.count >= 0                        // false on a resumed walk's first page, or the first page
 	sameCount := known && page.Count == c.placed // since the last page placed
-	if !known {
-		c.count, c.last = page.Count, page.Count
-	}
-	shrank := page.Count < c.last
-	c.last = page.Count
-	switch {
-	case c.policy == DriftFail && page.Count != c.count:
-		return placement{}, c.driftError("the count changed", "")
-	case c.byID && known && page.Count != c.placed && !c.countLied:
-		return placement{}, c.driftError("the list changed while the server did not answer skip where asked: which posts moved cannot be told", "")
-	case c.anchor == "" || sentNodes(page) == 0 && !shrank && page.Count <= c.pos:
-		// The first page, or an empty page where the count agrees that
-		// nothing follows the anchor: the end of the list. An empty page
-		// that the count contradicts, or after posts were removed (those
-		// after the anchor may have moved back), is read again.
-		return placement{placed: true}, nil
+	ends, err := c.noteCount(page)
+	if err != nil || ends {
+		return placement{placed: true}, err
 	}
 	latest, gap, anchorAt, err := c.scan(page)
 	if err != nil {
 		return placement{}, err
 	}
-	at := sentIndexes(page)
-	expected := c.anchorAt - skip
-	p := placement{start: -1}
+	var p placement
 	switch {
-	case c.byID || c.seeking && anchorAt < 0:
-		// Placed by the posts it holds: after the latest yielded (those
-		// before are repeats), or, seeking, all passed over.
-		p = placement{placed: true, from: latest + 1}
-		if c.seeking {
-			p.from = len(page.Nodes)
-		}
-	case c.seeking:
-		p = placement{placed: true, from: anchorAt + 1}
-		c.seeking = false
+	case c.byID || c.seeking:
+		p = c.passOver(page, latest, anchorAt)
 	case req.blind && latest < 0:
 		p = placement{placed: true, unverified: true}
-	case anchorAt >= 0 && c.movedAlone(page, anchorAt, at(anchorAt)-expected):
-		p = placement{moved: true} // read again: the anchor is no guide
 	case anchorAt >= 0:
-		p = placement{placed: true, from: anchorAt + 1, moved: at(anchorAt) != expected, start: c.anchorAt - at(anchorAt)}
-		p.suspect = p.moved && (sameCount || known && c.countLied && !c.explained(at(anchorAt)-expected, page.Count))
-		c.addedBehind(at(anchorAt)-expected, page.Count, known)
-	case latest >= 0 && (latest+gap < len(page.Nodes) || page.Next == ""):
-		// The page reaches past where the anchor would be, after the
-		// latest post it holds: the anchor and the posts yielded after
-		// that one were removed.
-		p = placement{placed: true, from: latest + 1, moved: true, suspect: sameCount}
-		c.addedBehind(at(latest)-(expected-gap), page.Count, known)
+		p = c.byAnchor(req, page, anchorAt, known, sameCount)
 	default:
-		p = placement{moved: true}
+		p = c.byLatest(req, page, latest, gap, known, sameCount)
 	}
 	if anchorAt < 0 {
 		p.start = -1
@@ -155,9 +121,75 @@ func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
 	// sends such pages too): only posts added behind the walk excuse a
 	// walk that ends short of the count (see behind).
 	if p.moved && c.policy == DriftFail {
-		return placement{}, c.driftError(fmt.Sprintf("post %s is not where it was (page at skip %d)", c.anchor, skip), "")
+		return placement{}, c.driftError(fmt.Sprintf("post %s is not where it was (page at skip %d)", c.anchor, req.skip), "")
 	}
 	return p, nil
+}
+
+// byLatest places a page that does not hold the anchor after the latest
+// yielded post it holds, when the page reaches past where the anchor would
+// be (posts follow it, or the page ends the list): the anchor and the posts
+// yielded after that one were removed. A page that holds none cannot be
+// placed.
+func (c *cursor) byLatest(req pageRequest, page *Page, latest, gap int, known, sameCount bool) placement {
+	if latest < 0 || latest+gap >= len(page.Nodes) && page.Next != "" {
+		return placement{moved: true}
+	}
+	c.addedBehind(sentIndexes(page)(latest)-(c.anchorAt-req.skip-gap), page.Count, known)
+	return placement{placed: true, from: latest + 1, moved: true, suspect: sameCount}
+}
+
+// noteCount takes a page's count, and reports whether the page ends the
+// list where the walk stands without a look at its posts (the first page,
+// or an empty page where the count agrees that nothing follows the anchor;
+// an empty page that the count contradicts, or after posts were removed,
+// whose posts after the anchor may have moved back, is read again), or the
+// error of a count that changed where that is not allowed.
+func (c *cursor) noteCount(page *Page) (ends bool, err error) {
+	known := c.count >= 0
+	if !known {
+		c.count, c.last = page.Count, page.Count
+	}
+	shrank := page.Count < c.last
+	c.last = page.Count
+	switch {
+	case c.policy == DriftFail && page.Count != c.count:
+		return false, c.driftError("the count changed", "")
+	case c.byID && known && page.Count != c.placed && !c.countLied:
+		return false, c.driftError("the list changed while the server did not answer skip where asked: which posts moved cannot be told", "")
+	}
+	return c.anchor == "" || sentNodes(page) == 0 && !shrank && page.Count <= c.pos, nil
+}
+
+// passOver places a page by the posts it holds, not by where it was asked
+// for: after the latest yielded (those before it are repeats), or, on a
+// walk seeking its checkpoint's post, after that post, all passed over
+// until it shows.
+func (c *cursor) passOver(page *Page, latest, anchorAt int) placement {
+	switch {
+	case c.seeking && anchorAt >= 0:
+		c.seeking = false
+		return placement{placed: true, from: anchorAt + 1}
+	case c.seeking:
+		return placement{placed: true, from: len(page.Nodes)}
+	}
+	return placement{placed: true, from: latest + 1}
+}
+
+// byAnchor places a page that holds the anchor, at index i of its posts:
+// after it, moved when it is not where it was asked for. An anchor that
+// moved by itself is no guide (read again); one that moved further than the
+// count explains makes the page suspect.
+func (c *cursor) byAnchor(req pageRequest, page *Page, i int, known, sameCount bool) placement {
+	at := sentIndexes(page)(i)
+	jump := at - (c.anchorAt - req.skip)
+	if c.movedAlone(page, i, jump) {
+		return placement{moved: true}
+	}
+	p := placement{placed: true, from: i + 1, moved: jump != 0, start: c.anchorAt - at}
+	p.suspect = p.moved && (sameCount || known && c.countLied && !c.explained(jump, page.Count))
+	c.addedBehind(jump, page.Count, known)
+	return p
 }
 
 // explained reports whether a jump of the anchor from where it was asked

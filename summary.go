@@ -139,39 +139,32 @@ func (w *walk) record(events ...event) {
 	s := &w.sum
 	for _, e := range events {
 		switch e.kind {
-		case evRequest:
-			s.Requests++
-		case evPage:
-			s.Pages++
-		case evPosts:
-			s.Posts += e.n
-		case evRepeats:
-			s.Repeats += e.n
 		case evDeviations:
 			w.noteDeviations(e.devs)
-		case evShortPage:
-			s.ShortPages++
-		case evNextCorrected:
-			s.NextCorrected++
-		case evQueryRestored:
-			s.QueryRestored++
-		case evCountMismatch:
-			s.CountMismatches++
-		case evReanchor:
-			s.Reanchors++
 		case evFollowNext:
 			s.FollowedNext = true
-		case evUnverified:
-			s.Unverified++
 		case evShortfall:
 			s.Shortfall = max(e.n, 0)
 		case evHandedOut:
 			// The caller stopped after e.n posts of the last page.
 			s.Posts -= len(w.out.Nodes) - e.n
 			s.Checkpoint = w.checkpoint(e.n)
+		case evPosts, evRepeats:
+			*s.tally(e.kind) += e.n
+		default:
+			*s.tally(e.kind)++
 		}
 		w.logEvent(e)
 	}
+}
+
+// tally is the field of s that counts events of kind k.
+func (s *WalkSummary) tally(k eventKind) *int {
+	return [eventKinds]*int{
+		evRequest: &s.Requests, evPage: &s.Pages, evPosts: &s.Posts, evRepeats: &s.Repeats,
+		evShortPage: &s.ShortPages, evNextCorrected: &s.NextCorrected, evQueryRestored: &s.QueryRestored,
+		evCountMismatch: &s.CountMismatches, evReanchor: &s.Reanchors, evUnverified: &s.Unverified,
+	}[k]
 }
 
 // logEvent logs an event that says what the walk forgave or repaired: the

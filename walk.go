@@ -165,9 +165,7 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 // never a reason to stop. Two pages in a row that do not move the walk on
 // end it as stalled.
 func (w *walk) judge(ctx context.Context, req pageRequest, page *Page, next *url.URL, refused error, progress bool) (verdict, error) {
-	if page.Count < 0 || next != nil && w.cur.pos >= page.Count || next == nil && w.cur.pos != page.Count {
-		w.record(event{kind: evCountMismatch, ctx: ctx, req: req, page: page})
-	}
+	w.checkCount(ctx, req, page, next)
 	if refused != nil {
 		return verdict{refused: refused}, nil
 	}
@@ -189,6 +187,15 @@ func (w *walk) judge(ctx context.Context, req pageRequest, page *Page, next *url
 		return verdict{more: true}, nil
 	}
 	return verdict{more: true}, nil
+}
+
+// checkCount records a page whose count disagrees with where the list
+// ends: one that says the list is done while next goes on, a negative one,
+// or one that differs from where a page without next ended.
+func (w *walk) checkCount(ctx context.Context, req pageRequest, page *Page, next *url.URL) {
+	if page.Count < 0 || next != nil && w.cur.pos >= page.Count || next == nil && w.cur.pos != page.Count {
+		w.record(event{kind: evCountMismatch, ctx: ctx, req: req, page: page})
+	}
 }
 
 // checkNext reads the next link of a placed page: nil at the end of the
@@ -230,7 +237,7 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 		switch {
 		case err != nil:
 			return req, nil, p, err
-		case p.placed && !p.suspect && !(p.moved && keepsItsOwnCount(page, p)):
+		case p.placed && !doubtful(page, p):
 			if p.moved {
 				w.record(event{kind: evReanchor, ctx: ctx, req: req, page: page, msg: "ugc: page re-anchored: the list changed or the page was not the one asked for"})
 			}
@@ -238,27 +245,40 @@ func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequ
 		case reads > maxRereads:
 			return req, nil, p, w.lost(page, reads)
 		case p.placed:
-			w.record(event{kind: evReanchor})
-			again, err := w.reread(ctx, req)
-			if err != nil {
-				return req, nil, p, err
-			}
-			if p2, err := w.cur.place(req, again); err != nil || p2.placed && p2.moved && p2.start == p.start && p.start >= 0 {
+			again, p2, err := w.readAgain(ctx, req)
+			if err != nil || p2.placed && p2.moved && p2.start == p.start && p.start >= 0 {
 				return w.settle(ctx, req, again, p2, err)
 			}
 			page = again // answered right, or elsewhere again: placed anew
 		default:
-			w.record(event{kind: evReanchor})
-			skip := w.cur.seek(req.skip, w.plan.anchoredLimit(), reads, page)
-			if skip < 0 {
-				return req, nil, p, w.lost(page, reads)
-			}
-			req = w.plan.request(skip, w.plan.anchoredLimit())
-			if page, err = w.reread(ctx, req); err != nil {
+			if req, page, err = w.seek(ctx, req, page, reads); err != nil {
 				return req, nil, p, err
 			}
 		}
 	}
+}
+
+// readAgain reads a suspect page once more, and places the answer.
+func (w *walk) readAgain(ctx context.Context, req pageRequest) (*Page, placement, error) {
+	w.record(event{kind: evReanchor})
+	again, err := w.reread(ctx, req)
+	if err != nil {
+		return nil, placement{}, err
+	}
+	p, err := w.cur.place(req, again)
+	return again, p, err
+}
+
+// seek reads where a page that could not be placed says the anchor is.
+func (w *walk) seek(ctx context.Context, req pageRequest, page *Page, reads int) (pageRequest, *Page, error) {
+	w.record(event{kind: evReanchor})
+	skip := w.cur.seek(req.skip, w.plan.anchoredLimit(), reads, page)
+	if skip < 0 {
+		return req, nil, w.lost(page, reads)
+	}
+	req = w.plan.request(skip, w.plan.anchoredLimit())
+	page, err := w.reread(ctx, req)
+	return req, page, err
 }
 
 // settle takes a page that was twice away from where it was asked, in the
@@ -290,6 +310,13 @@ func (w *walk) followNext(ctx context.Context, req pageRequest, page *Page) (pag
 	w.record(event{kind: evFollowNext, ctx: ctx, req: req, page: page, msg: "ugc: the server does not answer skip where asked; following its next links as sent"})
 	p, err := w.cur.place(req, page)
 	return req, page, p, err
+}
+
+// doubtful reports whether a placed page is read again before it is
+// believed: a suspect one, or one that began elsewhere than asked with a
+// next link that agrees (a server that does not answer skip where asked).
+func doubtful(page *Page, p placement) bool {
+	return p.suspect || p.moved && keepsItsOwnCount(page, p)
 }
 
 // keepsItsOwnCount reports whether a page's next link goes on from where
@@ -332,18 +359,18 @@ func (w *walk) endErr(v verdict) error {
 	case w.cur.seeking:
 		return w.cur.driftError(fmt.Sprintf("post %s of the checkpoint is no longer in the list", w.cur.anchor), "")
 	}
-	return w.checkCount()
+	return w.shortfall()
 }
 
-// checkCount compares, at the end of the list, the posts yielded with the
-// count, and records the shortfall. A walk whose every page was placed by
+// shortfall compares, at the end of the list, the posts yielded with the
+// count, and records the difference. A walk whose every page was placed by
 // its anchor has read the list without a gap from its start to an end it
 // read twice: a count above what it found is the count's error, recorded,
 // not the walk's. A walk that read pages blind or followed next links as
 // sent cannot vouch for itself: a shortfall beyond the posts added behind
 // it (not owed) is [ErrIncomplete]. Nodes dropped because they could not be
 // posts were reported as deviations and are not a shortfall.
-func (w *walk) checkCount() error {
+func (w *walk) shortfall() error {
 	shortfall := w.cur.last - w.start - w.dropped - w.sum.Posts
 	w.record(event{kind: evShortfall, n: shortfall})
 	if shortfall <= w.cur.behind || w.sum.Unverified == 0 && !w.cur.byID {
