@@ -200,14 +200,21 @@ func (c *cursor) explained(jump, count int) bool {
 	return jump > 0 && jump <= change || jump < 0 && -jump <= -change
 }
 
+// movedAloneSlack is how much further than the count rose an anchor may be
+// found before it is taken for one that moved by itself: a post added just
+// before it while another is removed elsewhere moves it on by one with the
+// count unchanged.
+const movedAloneSlack = 2
+
 // movedAlone reports whether the anchor, found on page at index i, jump
 // places further on than asked, moved by itself (a post edited and moved
-// up the list): further on than the count rose, and with a post before it
+// up the list): further on than the count rose (by more than
+// movedAloneSlack), and with a post before it
 // on the page that is not the one yielded before it. A page that moved as a
 // whole (posts added before it, or a server that rounds skip) keeps the
 // anchor's predecessor in front of it.
 func (c *cursor) movedAlone(page *Page, i, jump int) bool {
-	if jump <= max(0, page.Count-c.placed) || i == 0 {
+	if jump <= max(0, page.Count-c.placed)+movedAloneSlack || i == 0 {
 		return false
 	}
 	before, ok := c.seq[c.key(page.Nodes[i-1].ID)]
