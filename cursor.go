@@ -22,7 +22,8 @@ type cursor struct {
 	anchor   string // ID of the last post yielded; "" before the first
 	anchorAt int    // where the anchor stands in the list, as the last page showed
 	pos      int    // where the list goes on after the last page placed
-	count    int    // count of the first page; -1 before it
+	count    int    // count of the first page
+	counted  bool   // a page was placed: count is known
 	last     int    // count of the last page
 	placed   int    // count of the last page placed
 	// behind is how many posts were added behind the walk, as pages showed
@@ -43,7 +44,7 @@ type cursor struct {
 }
 
 func newCursor(policy DriftPolicy, endpoint string, skip int) *cursor {
-	return &cursor{policy: policy, endpoint: endpoint, seed: maphash.MakeSeed(), seq: make(map[uint64]int, 256), pos: skip, anchorAt: skip - 1, count: -1}
+	return &cursor{policy: policy, endpoint: endpoint, seed: maphash.MakeSeed(), seq: make(map[uint64]int, 256), pos: skip, anchorAt: skip - 1}
 }
 
 // resumeAfter takes id, a post yielded by an earlier run, as the anchor:
@@ -92,7 +93,7 @@ type placement struct {
 // placed: the caller reads again. Yielded posts that come in another order
 // than they were yielded mean the order changed: a *DriftError.
 func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
-	known := c.count >= 0                        // false on a resumed walk's first page, or the first page
+	known := c.counted                           // false on a resumed walk's first page, or the first page
 	sameCount := known && page.Count == c.placed // since the last page placed
 	ends, err := c.noteCount(page)
 	if err != nil || ends {
@@ -146,9 +147,9 @@ func (c *cursor) byLatest(req pageRequest, page *Page, latest, gap int, known, s
 // whose posts after the anchor may have moved back, is read again), or the
 // error of a count that changed where that is not allowed.
 func (c *cursor) noteCount(page *Page) (ends bool, err error) {
-	known := c.count >= 0
+	known := c.counted
 	if !known {
-		c.count, c.last = page.Count, page.Count
+		c.count, c.last, c.counted = page.Count, page.Count, true
 	}
 	shrank := page.Count < c.last
 	c.last = page.Count
@@ -327,8 +328,8 @@ func (c *cursor) commit(page *Page, p placement, skip, end int) (kept []Post, re
 	if sentNodes(page) > 0 {
 		c.pos = end
 	}
-	if c.pos > page.Count || page.Count <= 0 && sentNodes(page) > 0 {
-		c.countLied = true
+	if c.pos > page.Count || page.Count <= 0 && sentNodes(page) > 0 || page.Next != "" && page.Count == sentNodes(page) {
+		c.countLied = true // not the list's size: none, the page's own, or short of what was read
 	}
 	c.placed = page.Count
 	return kept, repeats

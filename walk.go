@@ -118,7 +118,7 @@ type verdict struct {
 // commits its new posts and judges whether the list goes on. It returns the
 // page of new posts to yield (nil when there are none, but for the first).
 func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, verdict, error) {
-	first := w.cur.count < 0
+	first := !w.cur.counted
 	req, page, p, err := w.place(ctx, req, page)
 	if err != nil {
 		return nil, verdict{}, err
@@ -409,7 +409,11 @@ func (w *walk) positions(at []int, skip int, page *Page, from int, nodes []Post)
 // by which it places its first page.
 func (w *walk) checkpoint(n int) Checkpoint {
 	if w.out == nil || n == 0 || n > len(w.outAt) {
-		return Checkpoint{URL: w.resumeURL(w.cur.pos), After: w.cur.anchor}
+		at := w.cur.pos
+		if w.cur.anchor != "" {
+			at = w.cur.anchorAt + 1
+		}
+		return Checkpoint{URL: w.resumeURL(at), After: w.cur.anchor}
 	}
 	return Checkpoint{URL: w.resumeURL(w.outAt[n-1] + 1), After: w.out.Nodes[n-1].ID}
 }
