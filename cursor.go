@@ -95,7 +95,7 @@ type placement struct {
 func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
 	known := c.counted                           // false on a resumed walk's first page, or the first page
 	sameCount := known && page.Count == c.placed // since the last page placed
-	ends, err := c.noteCount(page)
+	ends, err := c.noteCount(req, page)
 	if err != nil || ends {
 		return placement{placed: true}, err
 	}
@@ -142,11 +142,12 @@ func (c *cursor) byLatest(req pageRequest, page *Page, latest, gap int, known, s
 
 // noteCount takes a page's count, and reports whether the page ends the
 // list where the walk stands without a look at its posts (the first page,
-// or an empty page where the count agrees that nothing follows the anchor;
+// or an empty page, asked for no further than where the list goes on, where
+// the count agrees that nothing follows the anchor;
 // an empty page that the count contradicts, or after posts were removed,
 // whose posts after the anchor may have moved back, is read again), or the
 // error of a count that changed where that is not allowed.
-func (c *cursor) noteCount(page *Page) (ends bool, err error) {
+func (c *cursor) noteCount(req pageRequest, page *Page) (ends bool, err error) {
 	known := c.counted
 	if !known {
 		c.count, c.last, c.counted = page.Count, page.Count, true
@@ -159,7 +160,7 @@ func (c *cursor) noteCount(page *Page) (ends bool, err error) {
 	case c.byID && known && page.Count != c.placed && !c.countLied:
 		return false, c.driftError("the list changed while the server did not answer skip where asked: which posts moved cannot be told", "")
 	}
-	return c.anchor == "" || sentNodes(page) == 0 && !shrank && page.Count <= c.pos, nil
+	return c.anchor == "" || sentNodes(page) == 0 && !shrank && page.Count <= c.pos && req.skip <= c.pos, nil
 }
 
 // passOver places a page by the posts it holds, not by where it was asked
@@ -272,7 +273,10 @@ func (c *cursor) scan(page *Page) (latest, gap, anchorAt int, err error) {
 // It returns -1 when that search has passed both ends of the list.
 func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	latest, gap, _, err := c.scan(page)
-	last := max(page.Count-1, 0) // no read starts past the list's end
+	last := max(page.Count-1, 0) // no read starts past the list's end, as the count says
+	if c.countLied || page.Count <= c.anchorAt {
+		last = max(c.anchorAt, c.pos) + 2*limit // a count that tells nothing bounds nothing
+	}
 	// A server whose pages are shorter than the limit shows only that
 	// many posts a read: search by what it shows.
 	if n := sentNodes(page); n > 0 && n < limit {
