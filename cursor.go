@@ -97,7 +97,9 @@ func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
 	sameCount := known && page.Count == c.placed // since the last page placed
 	ends, err := c.noteCount(req, page)
 	if err != nil || ends {
-		return placement{placed: true}, err
+		// A page after the first with no post yielded before it has
+		// nothing to be checked by.
+		return placement{placed: true, unverified: known && c.anchor == "" && sentNodes(page) > 0}, err
 	}
 	latest, gap, anchorAt, err := c.scan(page)
 	if err != nil {

@@ -280,7 +280,7 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 			}
 			return false
 		})
-		if len(movedDoubles) > 0 {
+		if len(movedDoubles) > 0 && !c.hasMove() {
 			fail("double/moved-across-checkpoint", "%d posts moved during the walk came again after the resume: %s (err %v)", len(movedDoubles), firstFew(movedDoubles), w.err)
 		}
 	}
@@ -313,13 +313,13 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 			missing = append(missing, id)
 		}
 	}
-	if w.err == nil {
+	if w.err == nil && !c.undetectableShortfall() {
 		if len(missing) > 0 {
 			fail("silent-short", "the walk ended without error, %d of %d posts that stayed in place missing: %s (yielded %d)",
 				len(missing), len(required), firstFew(missing), len(w.posts))
 		}
 	}
-	if c.benign() && w.err != nil {
+	if c.benign() && w.err != nil && !c.errorIsHonest() {
 		fail("false-error/"+errorKind(w.err), "a benign case ended with an error after %d of %d posts: %v", len(w.posts), len(required), w.err)
 	}
 
@@ -481,4 +481,35 @@ func (f *failureTally) log(t *testing.T) {
 		fmt.Fprintf(&b, "%-28s walks=%-5d cases=%-5d %s\n\tsmallest: mode=%s %s\n", n, ct.walks, len(ct.seeds), strings.Join(modes, " "), ct.mode, ct.least)
 	}
 	t.Log(b.String())
+}
+
+// What no client can tell from outside, as the SDK's docs say: the property
+// asks for an error or for completeness everywhere else.
+
+// hasMove reports whether a post moves in the order during the walk: a
+// move together with other changes can cost the moved post, and rarely
+// posts beside it, without an error, and a post moved ahead of a
+// checkpoint comes again after the resume (README: "What is not promised:
+// moves").
+func (c *modelCase) hasMove() bool {
+	return slices.ContainsFunc(c.mutations, func(m modelMutation) bool { return m.kind == mutMove })
+}
+
+// undetectableShortfall reports whether a walk may end short without an
+// error because nothing a server sent says the list goes on: a move (see
+// hasMove), or a next link null a page early combined with a count that
+// does not tell the list's size, or with a skip that is not honoured (the
+// page read on from is not where it was asked).
+func (c *modelCase) undetectableShortfall() bool {
+	return c.hasMove() || c.earlyNull && (c.count != countTrue && c.count != countHigher || c.skip != skipHonoured)
+}
+
+// errorIsHonest reports whether an error on an unchanging list is the
+// honest answer: a count that lies while skip is not honoured, so that the
+// walk places pages by what the server says of itself and cannot tell a
+// count that lies from posts the server skipped or a list that changed
+// (ErrIncomplete, a DriftError); or a count above the list with runs of
+// nodes that are not posts, read without the anchor.
+func (c *modelCase) errorIsHonest() bool {
+	return c.count != countTrue && c.skip != skipHonoured || c.count == countHigher && c.nullRuns > 0
 }
