@@ -499,9 +499,15 @@ func (c *modelCase) hasMove() bool {
 // error because nothing a server sent says the list goes on: a move (see
 // hasMove), or a next link null a page early combined with a count that
 // does not tell the list's size, or with a skip that is not honoured (the
-// page read on from is not where it was asked).
+// page read on from is not where it was asked); or a list that changes
+// while pages are read without the anchor (after a run of nodes that are
+// not posts, or one post a page) and the count tells nothing: the count is
+// the only witness of a change there.
 func (c *modelCase) undetectableShortfall() bool {
-	return c.hasMove() || c.earlyNull && (c.count != countTrue && c.count != countHigher || c.skip != skipHonoured)
+	countTells := c.count == countTrue || c.count == countHigher
+	blindReads := c.nullRuns > 0 || c.limit == 1
+	return c.hasMove() || c.earlyNull && (!countTells || c.skip != skipHonoured) ||
+		len(c.mutations) > 0 && !countTells && blindReads
 }
 
 // errorIsHonest reports whether an error on an unchanging list is the
