@@ -501,13 +501,16 @@ func (c *modelCase) hasMove() bool {
 // does not tell the list's size, or with a skip that is not honoured (the
 // page read on from is not where it was asked); or a list that changes
 // while pages are read without the anchor (after a run of nodes that are
-// not posts, or one post a page) and the count tells nothing: the count is
-// the only witness of a change there.
+// not posts, or one post a page) or placed by the server's own next links
+// (skip not honoured), and the count tells nothing: the count is the only
+// witness of a change there; or pages read without the anchor from a
+// server that does not honour skip, under a count that tells nothing.
 func (c *modelCase) undetectableShortfall() bool {
 	countTells := c.count == countTrue || c.count == countHigher
 	blindReads := c.nullRuns > 0 || c.limit == 1
-	return c.hasMove() || c.earlyNull && (!countTells || c.skip != skipHonoured) ||
-		len(c.mutations) > 0 && !countTells && blindReads
+	misplaces := c.skip != skipHonoured
+	return c.hasMove() || c.earlyNull && (!countTells || misplaces) ||
+		!countTells && (len(c.mutations) > 0 && (blindReads || misplaces) || misplaces && blindReads)
 }
 
 // errorIsHonest reports whether an error on an unchanging list is the
