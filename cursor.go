@@ -288,12 +288,21 @@ func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	if err == nil && latest >= 0 {
 		return min(max(skip+sentIndexes(page)(latest)+gap-half, 0), last)
 	}
-	if delta := page.Count - c.placed; reads == 1 && delta != 0 {
+	delta := page.Count - c.placed
+	if !c.counted || c.placed == 0 && c.yielded <= 1 {
+		delta = 0 // no page placed yet (a resumed walk): no change of count to go by
+	}
+	if reads == 1 && delta != 0 {
 		return min(max(c.anchorAt+delta-half, 0), last)
 	}
 	// Where it was, then a page back, a page on, two back, two on, ...
-	step := reads / 2 * max(limit-1, 1)
-	if reads%2 == 1 {
+	// (counted from the read after the one the count's change aimed).
+	k := reads - 1
+	if delta != 0 {
+		k--
+	}
+	step := (k + 1) / 2 * max(limit-1, 1)
+	if k%2 == 1 {
 		step = -step
 	}
 	target := c.anchorAt + step
