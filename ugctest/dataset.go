@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/internal/filterrules"
 )
 
 // Dataset is everything a fake server serves: approved posts in stored
@@ -236,7 +237,7 @@ func LoadDataset(r io.Reader) (*Dataset, error) {
 func (d *Dataset) validate() error {
 	labelIDs := make(map[string]bool, len(d.Labels))
 	for i, l := range d.Labels {
-		if !ugc.IsID(l.ID) {
+		if !filterrules.IsID(l.ID) {
 			return fmt.Errorf("labels[%d]: id %q is not 24 hexadecimal characters", i, l.ID)
 		}
 		key := strings.ToLower(l.ID)
@@ -247,7 +248,7 @@ func (d *Dataset) validate() error {
 	}
 	seen := map[string]bool{}
 	for i, m := range d.Markets {
-		if !ugc.IsID(m.ID) {
+		if !filterrules.IsID(m.ID) {
 			return fmt.Errorf("markets[%d]: id %q is not 24 hexadecimal characters", i, m.ID)
 		}
 		if m.ShortID == "" {

@@ -89,8 +89,8 @@
 //	Order                            stored order (Dataset order; generated posts newest first);
 //	                                 stable across requests. A gallery lists its posts in the
 //	                                 gallery's order.
-//	filter                           parsed by ugc.ParseFilter; its *FilterError Message is the 400
-//	                                 body. "" and "[]" mean no filtering. Elements are ANDed; OR:
+//	filter                           parsed by the rules ugc.ParseFilter applies; its *FilterError
+//	                                 Message is the 400 body. "" and "[]" mean no filtering. Elements are ANDed; OR:
 //	                                 any value, AND: all values; empty values matches nothing;
 //	                                 IDs compare case-insensitively; operators are case-sensitive.
 //	Filter and unavailable labels    only available labels count: a removed or inaccessible label's

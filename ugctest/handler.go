@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/internal/filterrules"
 )
 
 // Handler is the fake Content Posts Read API as an [http.Handler]: mount it
@@ -400,7 +401,7 @@ func (h *Handler) serve(dst []byte, r *http.Request, keyValid bool, shape Fault)
 			}
 			f, err := parseFilter(q.Get("filter"))
 			if err != nil {
-				var fe *ugc.FilterError
+				var fe *filterrules.Error
 				if errors.As(err, &fe) {
 					return errorResponse(dst, http.StatusBadRequest, fe.Message)
 				}
@@ -496,7 +497,7 @@ type pageRequest struct {
 	limit, skip int
 	market      int // -1: none
 	labels      bool
-	filter      ugc.Filter
+	filter      []filterrules.Label
 }
 
 // pagingParams reads limit (default and cap 25) and skip (default 0); msg
@@ -577,25 +578,25 @@ const (
 	maxFilterValues = 1000     // label IDs in the filter, all elements together
 )
 
-// parseFilter reads the filter parameter by [ugc.ParseFilter], within the
+// parseFilter reads the filter parameter by [filterrules.Parse], within the
 // bounds above: a filter longer than maxFilterBytes is refused before it is
 // parsed, so a huge one costs nothing; one with more than maxFilterValues
 // values after (parsing at most 64 KiB is cheap, and the server's own
-// messages come first). Either is a [*ugc.FilterError].
-func parseFilter(raw string) (ugc.Filter, error) {
+// messages come first). Either is a [*filterrules.Error].
+func parseFilter(raw string) ([]filterrules.Label, error) {
 	if len(raw) > maxFilterBytes {
-		return nil, &ugc.FilterError{Message: fmt.Sprintf("Filter is longer than %d bytes", maxFilterBytes)}
+		return nil, &filterrules.Error{Message: fmt.Sprintf("Filter is longer than %d bytes", maxFilterBytes)}
 	}
-	f, err := ugc.ParseFilter(raw)
+	f, err := filterrules.Parse(raw)
 	if err != nil {
 		return nil, err
 	}
 	n := 0
 	for _, el := range f {
-		n += len(el.LabelIDs)
+		n += len(el.Values)
 	}
 	if n > maxFilterValues {
-		return nil, &ugc.FilterError{Message: fmt.Sprintf("Filter has more than %d values", maxFilterValues)}
+		return nil, &filterrules.Error{Message: fmt.Sprintf("Filter has more than %d values", maxFilterValues)}
 	}
 	return f, nil
 }
@@ -633,7 +634,7 @@ func (s *store) market(v string) (int, bool) {
 		return i, true
 	}
 	i, ok := s.marketBy[strings.ToLower(v)]
-	if ok && !ugc.IsID(v) {
+	if ok && !filterrules.IsID(v) {
 		return 0, false // a lower-cased shortId is not the shortId
 	}
 	return i, ok
