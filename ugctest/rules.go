@@ -355,3 +355,18 @@ func (h *Handler) FailFraction(p float64, seed uint64, faults ...Fault) error {
 
 // ClearFaults uninstalls every rule, FailNext's and FailFraction's included.
 func (h *Handler) ClearFaults() { h.rules.clear() }
+
+// NeverFired returns a line for each installed rule that never fired and
+// is not Optional, in the order rules are tried: "<rule> (<fault kind>)
+// never fired: it matched <n> requests". A test that set up a failure and
+// never saw it tests less than it says: a [Server] fails its test with each
+// line when the test ends, and cmd/ugcfake logs each when it shuts down.
+func (h *Handler) NeverFired() []string {
+	var lines []string
+	for _, r := range h.Rules() {
+		if r.Fired == 0 && !r.Rule.Optional {
+			lines = append(lines, fmt.Sprintf("%s (%v) never fired: it matched %d requests", r, r.Rule.Fault.Kind, r.Matched))
+		}
+	}
+	return lines
+}

@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/internal/servertimeouts"
 )
 
 // Server is a fake API server on a loopback port for one test, started by
@@ -44,11 +44,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 		t.Fatalf("ugctest.NewServer: %v", err)
 	}
 	srv := httptest.NewUnstartedServer(h)
-	// Timeouts, so that a test's idle or slow client cannot hold the server.
-	srv.Config.ReadHeaderTimeout = 10 * time.Second
-	srv.Config.ReadTimeout = 30 * time.Second
-	srv.Config.WriteTimeout = 60 * time.Second
-	srv.Config.IdleTimeout = 60 * time.Second
+	servertimeouts.Set(srv.Config)
 	srv.Start()
 	s := &Server{Handler: h, URL: srv.URL + h.basePath, APIKey: key, t: t, srv: srv}
 	t.Cleanup(s.reportUnfiredRules)
@@ -56,16 +52,11 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// reportUnfiredRules fails the test for each rule still installed that
-// never fired and is not Optional: a test that set up a failure and never
-// saw it tests less than it says.
+// reportUnfiredRules fails the test for each line of [Handler.NeverFired].
 func (s *Server) reportUnfiredRules() {
 	s.t.Helper()
-	for _, r := range s.Rules() {
-		if r.Fired == 0 && !r.Rule.Optional {
-			s.t.Errorf("ugctest: %s (%v) never fired: it matched %d requests; "+
-				"remove it, or mark it Optional", r, r.Rule.Fault.Kind, r.Matched)
-		}
+	for _, line := range s.NeverFired() {
+		s.t.Errorf("ugctest: %s; remove it, or mark it Optional", line)
 	}
 }
 
