@@ -82,7 +82,7 @@ func (h *Handler) doControl(r *http.Request, route string) (int, any) {
 		if err := readJSON(r, &rule); err != nil {
 			return http.StatusBadRequest, err.Error()
 		}
-		id, err := h.AddRule(rule)
+		id, err := h.addRule(rule)
 		if err != nil {
 			return http.StatusBadRequest, err.Error()
 		}
@@ -140,14 +140,14 @@ func (h *Handler) controlPosts(r *http.Request, route string) (int, any) {
 			Posts []Post `json:"posts"`
 		}
 		if err = readJSON(r, &v); err == nil {
-			err = h.InsertPosts(v.At, v.Posts...)
+			err = h.data.insert(v.At, v.Posts)
 		}
 	case "/posts/remove":
 		var v struct {
 			IDs []string `json:"ids"`
 		}
 		if err = readJSON(r, &v); err == nil {
-			err = h.RemovePosts(v.IDs...)
+			err = h.data.remove(v.IDs)
 		}
 	case "/posts/move":
 		var v struct {
@@ -155,7 +155,7 @@ func (h *Handler) controlPosts(r *http.Request, route string) (int, any) {
 			To int    `json:"to"`
 		}
 		if err = readJSON(r, &v); err == nil {
-			err = h.MovePost(v.ID, v.To)
+			err = h.data.move(v.ID, v.To)
 		}
 	case "/posts/shuffle":
 		var v struct {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -24,7 +25,8 @@ type Handler struct {
 	data      *store
 	rules     ruleSet
 	log       requestLog
-	control   bool // serve the control API
+	control   bool       // serve the control API
+	tb        testing.TB // a Server's test, failed by an error of a setup method; nil for none
 
 	panicHook func() // tests: called while serving, to check recovery
 }

@@ -308,6 +308,16 @@ func (s *ruleSet) decide(in *incoming) (Fault, string) {
 // a bad path pattern, a negative count, a fraction outside 0..1. Safe to
 // call while the handler serves.
 func (h *Handler) AddRule(r Rule) (int, error) {
+	if h.tb != nil {
+		h.tb.Helper()
+	}
+	id, err := h.addRule(r)
+	return id, h.failTest(err)
+}
+
+// addRule is AddRule for the control API, whose caller learns of a bad
+// rule from the answer.
+func (h *Handler) addRule(r Rule) (int, error) {
 	id, err := h.rules.add(r)
 	if err != nil {
 		return 0, fmt.Errorf("ugctest: AddRule: %w", err)
@@ -327,6 +337,13 @@ func (h *Handler) Rules() []RuleStatus { return h.rules.statuses() }
 // already queued: a [Rule] that fires n times on any request. It returns
 // an error for a negative n or a fault that cannot work.
 func (h *Handler) FailNext(n int, f Fault) error {
+	if h.tb != nil {
+		h.tb.Helper()
+	}
+	return h.failTest(h.failNext(n, f))
+}
+
+func (h *Handler) failNext(n int, f Fault) error {
 	if n < 0 {
 		return fmt.Errorf("ugctest: FailNext: negative count %d", n)
 	}
@@ -347,8 +364,11 @@ func (h *Handler) FailNext(n int, f Fault) error {
 // draw). p = 0 turns it off. It returns an error for p outside 0..1, no
 // faults with p > 0, or a fault that cannot work.
 func (h *Handler) FailFraction(p float64, seed uint64, faults ...Fault) error {
+	if h.tb != nil {
+		h.tb.Helper()
+	}
 	if err := h.rules.setFraction(p, seed, faults); err != nil {
-		return fmt.Errorf("ugctest: FailFraction: %w", err)
+		return h.failTest(fmt.Errorf("ugctest: FailFraction: %w", err))
 	}
 	return nil
 }
