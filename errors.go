@@ -246,3 +246,15 @@ func (e *IncompleteError) Error() string {
 
 // Is reports whether target is [ErrIncomplete].
 func (e *IncompleteError) Is(target error) bool { return target == ErrIncomplete }
+
+// FilterError is a filter the server would reject. Message is the exact text
+// of the server's 400 answer (contract §7).
+type FilterError struct {
+	Message string
+}
+
+// Error returns "ugc: invalid filter: " and the server's message.
+func (e *FilterError) Error() string { return "ugc: invalid filter: " + e.Message }
+
+// Is reports whether target is [ErrInvalidParams].
+func (e *FilterError) Is(target error) bool { return target == ErrInvalidParams }

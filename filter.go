@@ -1,12 +1,12 @@
 package ugc
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
+
+	"github.com/ugcposts/ugc-go/internal/filterrules"
 )
 
 // Operator joins the values of a [LabelFilter].
@@ -15,9 +15,9 @@ type Operator string
 // The operators the API supports. They are case-sensitive.
 const (
 	// OperatorOr matches a post that carries any of the labels.
-	OperatorOr Operator = "OR"
+	OperatorOr Operator = filterrules.OperatorOr
 	// OperatorAnd matches a post that carries all of the labels.
-	OperatorAnd Operator = "AND"
+	OperatorAnd Operator = filterrules.OperatorAnd
 )
 
 // LabelFilter is one element of a [Filter]: posts whose labels match
@@ -51,7 +51,7 @@ type labelFilterJSON struct {
 
 // MarshalJSON writes the contract's filter object.
 func (f LabelFilter) MarshalJSON() ([]byte, error) {
-	return json.Marshal(labelFilterJSON{Type: "label", Operator: f.Operator, Values: f.LabelIDs})
+	return json.Marshal(labelFilterJSON{Type: filterrules.TypeLabel, Operator: f.Operator, Values: f.LabelIDs})
 }
 
 // Filter is the value of the posts list's filter parameter: a post must match
@@ -105,22 +105,6 @@ func (f Filter) EncodeValues(key string, v *url.Values) error {
 	return nil
 }
 
-// FilterError is a filter the server would reject. Message is the exact text
-// of the server's 400 answer (contract §7).
-type FilterError struct {
-	Message string
-}
-
-// Error returns "ugc: invalid filter: " and the server's message.
-func (e *FilterError) Error() string { return "ugc: invalid filter: " + e.Message }
-
-// Is reports whether target is [ErrInvalidParams].
-func (e *FilterError) Is(target error) bool { return target == ErrInvalidParams }
-
-func filterErr(format string, args ...any) error {
-	return &FilterError{Message: fmt.Sprintf(format, args...)}
-}
-
 // ParseFilter parses the raw (already URL-decoded) value of a filter
 // parameter by the server's rules. It returns the filter, or a
 // [*FilterError] whose Message is the server's exact 400 text:
@@ -140,122 +124,20 @@ func filterErr(format string, args ...any) error {
 // array is present, is valid, and matches no post. The empty string is no
 // filter at all.
 func ParseFilter(raw string) (Filter, error) {
-	if raw == "" {
+	labels, err := filterrules.Parse(raw)
+	if err != nil {
+		var re *filterrules.Error
+		if errors.As(err, &re) {
+			return nil, &FilterError{Message: re.Message}
+		}
+		return nil, err
+	}
+	if labels == nil {
 		return nil, nil
 	}
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	var top any
-	if err := dec.Decode(&top); err != nil {
-		return nil, syntaxError(raw, err)
-	}
-	if rest := raw[dec.InputOffset():]; strings.TrimSpace(rest) != "" {
-		pos := len(raw) - len(strings.TrimLeft(rest, " \t\r\n"))
-		return nil, filterErr("Unexpected token in JSON at position %d", pos)
-	}
-	elems, ok := top.([]any)
-	if !ok {
-		return nil, filterErr("Filter param needs to be an array")
-	}
-	f := make(Filter, 0, len(elems))
-	for _, e := range elems {
-		lf, err := parseLabelFilter(e)
-		if err != nil {
-			return nil, err
-		}
-		f = append(f, lf)
+	f := make(Filter, len(labels))
+	for i, l := range labels {
+		f[i] = LabelFilter{Operator: Operator(l.Operator), LabelIDs: l.Values}
 	}
 	return f, nil
-}
-
-func parseLabelFilter(e any) (LabelFilter, error) {
-	obj, _ := e.(map[string]any) // a non-object has no fields: "Type is required"
-	typ := obj["type"]
-	if falsy(typ) {
-		return LabelFilter{}, filterErr("Type is required")
-	}
-	if typ != "label" {
-		return LabelFilter{}, filterErr("Filter type %s is not supported", jsText(typ))
-	}
-	op := obj["operator"]
-	if falsy(op) {
-		return LabelFilter{}, filterErr("Operator is required")
-	}
-	if op != string(OperatorOr) && op != string(OperatorAnd) {
-		return LabelFilter{}, filterErr("Filter operator %s is not supported", jsText(op))
-	}
-	vals := obj["values"]
-	if falsy(vals) {
-		return LabelFilter{}, filterErr("Values is required")
-	}
-	list, ok := vals.([]any)
-	if !ok {
-		return LabelFilter{}, filterErr("Filter values must be an array")
-	}
-	ids := make([]string, 0, len(list))
-	for _, v := range list {
-		s, ok := v.(string)
-		if !ok || !IsID(s) {
-			return LabelFilter{}, filterErr("Filter value \"%s\" is not a valid ID", jsText(v))
-		}
-		ids = append(ids, s)
-	}
-	return LabelFilter{Operator: Operator(op.(string)), LabelIDs: ids}, nil
-}
-
-// IsID reports whether s is an ID as the API writes them: 24 hexadecimal
-// characters.
-func IsID(s string) bool {
-	if len(s) != 24 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
-// falsy reports whether a decoded JSON value is falsy in JavaScript.
-func falsy(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case bool:
-		return !v
-	case string:
-		return v == ""
-	case json.Number:
-		f, err := v.Float64()
-		return err == nil && f == 0
-	}
-	return false
-}
-
-// jsText renders a decoded JSON value the way a JavaScript template string
-// would show a string (raw) and, for anything else, as its JSON text.
-func jsText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
-}
-
-// syntaxError turns a JSON decoding error into the server's message, with
-// the zero-based position of the offending character.
-func syntaxError(raw string, err error) error {
-	pos := len(raw)
-	var se *json.SyntaxError
-	if errors.As(err, &se) && se.Offset > 0 && !strings.Contains(se.Error(), "unexpected end") {
-		pos = int(se.Offset) - 1
-	}
-	return filterErr("Unexpected token in JSON at position %d", pos)
 }

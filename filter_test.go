@@ -192,22 +192,3 @@ func TestFilterRoundTrip(t *testing.T) {
 		})
 	}
 }
-
-func TestIsID(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		id   string
-		want bool
-	}{
-		{labelA, true},
-		{labelC, true},
-		{"", false},
-		{labelA[:23], false},
-		{labelA + "0", false},
-		{"65f0c0ffee00000000000g0a", false},
-		{"65f0c0ffee000000000000 a", false},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, ugc.IsID(tt.id), "IsID(%q)", tt.id)
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,63 +72,84 @@ func (h *Handler) serveControl(w http.ResponseWriter, r *http.Request, route str
 	controlAnswer(w, status, v)
 }
 
+// controlRoutes are the control API's routes, after ControlPath; a
+// request for one of them with another method is a 405.
+var controlRoutes = []string{"/rules", "/requests", "/latency", "/posts", "/posts/remove", "/posts/move", "/posts/shuffle"}
+
 // doControl carries out one control request and returns the answer.
 func (h *Handler) doControl(r *http.Request, route string) (int, any) {
-	method := r.Method
-	switch {
-	case route == "/rules" && method == http.MethodGet:
-		return http.StatusOK, h.Rules()
-	case route == "/rules" && method == http.MethodPost:
-		var rule Rule
-		if err := readJSON(r, &rule); err != nil {
-			return http.StatusBadRequest, err.Error()
-		}
-		id, err := h.AddRule(rule)
-		if err != nil {
-			return http.StatusBadRequest, err.Error()
-		}
-		for _, st := range h.Rules() {
-			if st.ID == id {
-				return http.StatusCreated, st
-			}
-		}
-		return http.StatusCreated, RuleStatus{ID: id, Rule: rule}
-	case route == "/rules" && method == http.MethodDelete:
-		h.ClearFaults()
-		return http.StatusNoContent, nil
-	case strings.HasPrefix(route, "/rules/") && method == http.MethodDelete:
-		id, err := strconv.Atoi(route[len("/rules/"):])
-		if err != nil || !h.RemoveRule(id) {
-			return http.StatusNotFound, "Rule not found"
-		}
-		return http.StatusNoContent, nil
-	case route == "/requests" && method == http.MethodGet:
-		return http.StatusOK, h.Requests()
-	case route == "/requests" && method == http.MethodDelete:
-		h.ResetRequests()
-		return http.StatusNoContent, nil
-	case route == "/latency" && method == http.MethodPut:
-		var v struct {
-			Latency string `json:"latency"`
-		}
-		if err := readJSON(r, &v); err != nil {
-			return http.StatusBadRequest, err.Error()
-		}
-		d, err := time.ParseDuration(v.Latency)
-		if err != nil || d < 0 {
-			return http.StatusBadRequest, fmt.Sprintf("latency %q is not a duration of at least 0", v.Latency)
-		}
-		h.SetLatency(d)
-		return http.StatusNoContent, nil
-	case strings.HasPrefix(route, "/posts") && method == http.MethodPost:
-		return h.controlPosts(r, route)
-	}
-	for _, known := range []string{"/rules", "/requests", "/latency", "/posts", "/posts/remove", "/posts/move", "/posts/shuffle"} {
-		if route == known || known == "/rules" && strings.HasPrefix(route, "/rules/") {
+	if strings.HasPrefix(route, "/rules/") {
+		if r.Method != http.MethodDelete {
 			return http.StatusMethodNotAllowed, MsgMethodNotAllowed
 		}
+		return h.controlRemoveRule(route)
+	}
+	switch r.Method + " " + route {
+	case "GET /rules":
+		return http.StatusOK, h.Rules()
+	case "POST /rules":
+		return h.controlAddRule(r)
+	case "DELETE /rules":
+		h.ClearFaults()
+		return http.StatusNoContent, nil
+	case "GET /requests":
+		return http.StatusOK, h.Requests()
+	case "DELETE /requests":
+		h.ResetRequests()
+		return http.StatusNoContent, nil
+	case "PUT /latency":
+		return h.controlSetLatency(r)
+	}
+	if r.Method == http.MethodPost && strings.HasPrefix(route, "/posts") {
+		return h.controlPosts(r, route)
+	}
+	if slices.Contains(controlRoutes, route) {
+		return http.StatusMethodNotAllowed, MsgMethodNotAllowed
 	}
 	return http.StatusNotFound, MsgNotFound
+}
+
+// controlAddRule adds the rule in the body and answers with its status.
+func (h *Handler) controlAddRule(r *http.Request) (int, any) {
+	var rule Rule
+	if err := readJSON(r, &rule); err != nil {
+		return http.StatusBadRequest, err.Error()
+	}
+	id, err := h.addRule(rule)
+	if err != nil {
+		return http.StatusBadRequest, err.Error()
+	}
+	for _, st := range h.Rules() {
+		if st.ID == id {
+			return http.StatusCreated, st
+		}
+	}
+	return http.StatusCreated, RuleStatus{ID: id, Rule: rule}
+}
+
+// controlRemoveRule removes the rule whose ID ends route ("/rules/{id}").
+func (h *Handler) controlRemoveRule(route string) (int, any) {
+	id, err := strconv.Atoi(route[len("/rules/"):])
+	if err != nil || !h.RemoveRule(id) {
+		return http.StatusNotFound, "Rule not found"
+	}
+	return http.StatusNoContent, nil
+}
+
+// controlSetLatency sets the latency in the body.
+func (h *Handler) controlSetLatency(r *http.Request) (int, any) {
+	var v struct {
+		Latency string `json:"latency"`
+	}
+	if err := readJSON(r, &v); err != nil {
+		return http.StatusBadRequest, err.Error()
+	}
+	d, err := time.ParseDuration(v.Latency)
+	if err != nil || d < 0 {
+		return http.StatusBadRequest, fmt.Sprintf("latency %q is not a duration of at least 0", v.Latency)
+	}
+	h.SetLatency(d)
+	return http.StatusNoContent, nil
 }
 
 // controlPosts changes the approved posts.
@@ -140,14 +162,14 @@ func (h *Handler) controlPosts(r *http.Request, route string) (int, any) {
 			Posts []Post `json:"posts"`
 		}
 		if err = readJSON(r, &v); err == nil {
-			err = h.InsertPosts(v.At, v.Posts...)
+			err = h.data.insert(v.At, v.Posts)
 		}
 	case "/posts/remove":
 		var v struct {
 			IDs []string `json:"ids"`
 		}
 		if err = readJSON(r, &v); err == nil {
-			err = h.RemovePosts(v.IDs...)
+			err = h.data.remove(v.IDs)
 		}
 	case "/posts/move":
 		var v struct {
@@ -155,7 +177,7 @@ func (h *Handler) controlPosts(r *http.Request, route string) (int, any) {
 			To int    `json:"to"`
 		}
 		if err = readJSON(r, &v); err == nil {
-			err = h.MovePost(v.ID, v.To)
+			err = h.data.move(v.ID, v.To)
 		}
 	case "/posts/shuffle":
 		var v struct {

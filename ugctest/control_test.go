@@ -134,3 +134,47 @@ func TestControlAPIGuards(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, get(t, plain, ugctest.ControlPath+"/rules").status, "off unless asked for")
 	assert.Empty(t, srv.Requests(), "control requests are not logged")
 }
+
+// TestControlAPIRoutes: every method on every route of the control API's
+// table (ControlPath's doc) is served, a route of the table asked with
+// another method is a 405 with an Allow header, anything else a 404.
+func TestControlAPIRoutes(t *testing.T) {
+	t.Parallel()
+	served := map[string]bool{
+		"GET /rules": true, "POST /rules": true, "DELETE /rules": true,
+		"GET /requests": true, "DELETE /requests": true, "PUT /latency": true,
+		"POST /posts": true, "POST /posts/remove": true, "POST /posts/move": true, "POST /posts/shuffle": true,
+	}
+	known := []string{"/rules", "/rules/1", "/rules/x", "/requests", "/latency", "/posts", "/posts/remove", "/posts/move", "/posts/shuffle"}
+	unknown := []string{"", "/", "/rulesx", "/rules-1", "/request", "/latency/1", "/postsx", "/posts/", "/posts/remove/1", "/nothing"}
+	methods := []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch}
+	srv := ugctest.NewServer(t, ugctest.WithControlAPI())
+	for _, m := range methods {
+		for _, route := range known {
+			a := control(t, srv, m, route, "")
+			switch {
+			case served[m+" "+route]:
+				assert.NotContains(t, []int{http.StatusNotFound, http.StatusMethodNotAllowed}, a.status, "%s %s is served", m, route)
+			case route == "/rules/1" || route == "/rules/x":
+				if m == http.MethodDelete {
+					assert.Equal(t, http.StatusNotFound, a.status, "%s %s: no such rule", m, route)
+					assert.Equal(t, `"Rule not found"`, a.body)
+					continue
+				}
+				fallthrough
+			default:
+				assert.Equal(t, http.StatusMethodNotAllowed, a.status, "%s %s", m, route)
+				assert.NotEmpty(t, a.header.Get("Allow"), "%s %s", m, route)
+			}
+		}
+		for _, route := range unknown {
+			if m == http.MethodPost && strings.HasPrefix(route, "/posts") {
+				continue // POST /posts... is the data API's, which answers 404 for a route it lacks
+			}
+			assert.Equal(t, http.StatusNotFound, control(t, srv, m, route, "").status, "%s %s", m, route)
+		}
+		for _, route := range []string{"/postsx", "/posts/", "/posts/remove/1"} {
+			assert.Equal(t, http.StatusNotFound, control(t, srv, http.MethodPost, route, "{}").status, "POST %s", route)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/internal/filterrules"
 )
 
 // Dataset is everything a fake server serves: approved posts in stored
@@ -234,9 +235,19 @@ func LoadDataset(r io.Reader) (*Dataset, error) {
 
 // validate checks what the handler relies on; it returns the first problem.
 func (d *Dataset) validate() error {
+	for _, check := range []func() error{d.validateLabels, d.validateMarkets, d.validatePosts, d.validateInbox, d.validateGalleries} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateLabels checks the labels: 24-hexadecimal IDs, none twice (in any case).
+func (d *Dataset) validateLabels() error {
 	labelIDs := make(map[string]bool, len(d.Labels))
 	for i, l := range d.Labels {
-		if !ugc.IsID(l.ID) {
+		if !filterrules.IsID(l.ID) {
 			return fmt.Errorf("labels[%d]: id %q is not 24 hexadecimal characters", i, l.ID)
 		}
 		key := strings.ToLower(l.ID)
@@ -245,9 +256,14 @@ func (d *Dataset) validate() error {
 		}
 		labelIDs[key] = true
 	}
+	return nil
+}
+
+// validateMarkets checks the markets: 24-hexadecimal IDs and a shortId, neither twice.
+func (d *Dataset) validateMarkets() error {
 	seen := map[string]bool{}
 	for i, m := range d.Markets {
-		if !ugc.IsID(m.ID) {
+		if !filterrules.IsID(m.ID) {
 			return fmt.Errorf("markets[%d]: id %q is not 24 hexadecimal characters", i, m.ID)
 		}
 		if m.ShortID == "" {
@@ -260,6 +276,11 @@ func (d *Dataset) validate() error {
 			seen[k] = true
 		}
 	}
+	return nil
+}
+
+// validatePosts checks the approved posts: the contract's required fields, no ID twice.
+func (d *Dataset) validatePosts() error {
 	ids := map[string]bool{}
 	for i := range d.Posts {
 		if err := checkPost(&d.Posts[i].Post); err != nil {
@@ -270,6 +291,11 @@ func (d *Dataset) validate() error {
 		}
 		ids[d.Posts[i].ID] = true
 	}
+	return nil
+}
+
+// validateInbox checks the inbox posts: the required fields and uploadedBy.email.
+func (d *Dataset) validateInbox() error {
 	for i := range d.Inbox {
 		p := &d.Inbox[i]
 		if err := checkPost(p); err != nil {
@@ -279,6 +305,11 @@ func (d *Dataset) validate() error {
 			return fmt.Errorf("inbox[%d]: uploadedBy.email is required for inbox posts", i)
 		}
 	}
+	return nil
+}
+
+// validateGalleries checks the galleries: a shortId without '/', none twice.
+func (d *Dataset) validateGalleries() error {
 	galleries := map[string]bool{}
 	for i, g := range d.Galleries {
 		if g.ShortID == "" || strings.Contains(g.ShortID, "/") {

@@ -38,8 +38,10 @@
 //	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointGallery, Times: 2,
 //		Fault: ugctest.ErrorResponse(503, "Service unavailable")})
 //
-// A rule added with [Server.AddRule] that never fired fails the test when
-// it ends, unless it is Optional. [Handler.FailNext] and
+// On a [Server], a rule that never fired fails the test when it ends,
+// unless it is Optional ([Handler.NeverFired] lists them; cmd/ugcfake logs
+// them at shutdown), and an error from a setup method fails the test too,
+// so a test may call them without checking. [Handler.FailNext] and
 // [Handler.FailFraction] are rules too, for any endpoint.
 // [WithLatency] and [Handler.SetLatency] delay every answer;
 // [Handler.InsertPosts], [Handler.RemovePosts], [Handler.MovePost] and
@@ -89,8 +91,8 @@
 //	Order                            stored order (Dataset order; generated posts newest first);
 //	                                 stable across requests. A gallery lists its posts in the
 //	                                 gallery's order.
-//	filter                           parsed by ugc.ParseFilter; its *FilterError Message is the 400
-//	                                 body. "" and "[]" mean no filtering. Elements are ANDed; OR:
+//	filter                           parsed by the rules ugc.ParseFilter applies; its *FilterError
+//	                                 Message is the 400 body. "" and "[]" mean no filtering. Elements are ANDed; OR:
 //	                                 any value, AND: all values; empty values matches nothing;
 //	                                 IDs compare case-insensitively; operators are case-sensitive.
 //	Filter and unavailable labels    only available labels count: a removed or inaccessible label's

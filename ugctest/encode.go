@@ -1,6 +1,7 @@
 package ugctest
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -198,4 +199,15 @@ func appendTime(dst []byte, t time.Time) []byte {
 	dst = append(dst, '"')
 	dst = t.AppendFormat(dst, time.RFC3339Nano)
 	return append(dst, '"')
+}
+
+// appendJSONString appends s as a JSON string, without HTML escaping (as
+// JavaScript's JSON.stringify writes it).
+func appendJSONString(dst []byte, s string) []byte {
+	buf := bytes.NewBuffer(dst)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	b := buf.Bytes()
+	return b[:len(b)-1]
 }

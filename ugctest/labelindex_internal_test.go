@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/internal/filterrules"
 )
 
 // TestFilteredEqualsMatches checks the index against the store's own rule,
@@ -33,14 +32,14 @@ func TestFilteredEqualsMatches(t *testing.T) {
 		if round%20 == 19 {
 			h.ShufflePosts(uint64(round))
 		}
-		f := make(ugc.Filter, 1+rng.IntN(3))
+		f := make([]filterrules.Label, 1+rng.IntN(3))
 		for i := range f {
-			f[i] = ugc.LabelFilter{Operator: ugc.OperatorOr, LabelIDs: []string{}}
+			f[i] = filterrules.Label{Operator: filterrules.OperatorOr, Values: []string{}}
 			if rng.IntN(2) == 0 {
-				f[i].Operator = ugc.OperatorAnd
+				f[i].Operator = filterrules.OperatorAnd
 			}
 			for range rng.IntN(4) {
-				f[i].LabelIDs = append(f[i].LabelIDs, ids[rng.IntN(len(ids))])
+				f[i].Values = append(f[i].Values, ids[rng.IntN(len(ids))])
 			}
 		}
 		cf := s.compile(f)

@@ -77,3 +77,9 @@ func loggedHeader(h http.Header) http.Header {
 	}
 	return out
 }
+
+// Requests returns a copy of the request log, oldest first.
+func (h *Handler) Requests() []Request { return h.log.snapshot() }
+
+// ResetRequests empties the request log.
+func (h *Handler) ResetRequests() { h.log.reset() }

@@ -301,3 +301,92 @@ func (s *ruleSet) decide(in *incoming) (Fault, string) {
 	}
 	return Fault{}, ""
 }
+
+// AddRule installs a fault rule and returns its ID; rules are tried in
+// the order they were added (see [Rule]). It returns an error, installing
+// nothing, for a rule that cannot work: an unknown endpoint or fault kind,
+// a bad path pattern, a negative count, a fraction outside 0..1. Safe to
+// call while the handler serves.
+func (h *Handler) AddRule(r Rule) (int, error) {
+	if h.tb != nil {
+		h.tb.Helper()
+	}
+	id, err := h.addRule(r)
+	return id, h.failTest(err)
+}
+
+// addRule is AddRule for the control API, whose caller learns of a bad
+// rule from the answer.
+func (h *Handler) addRule(r Rule) (int, error) {
+	id, err := h.rules.add(r)
+	if err != nil {
+		return 0, fmt.Errorf("ugctest: AddRule: %w", err)
+	}
+	return id, nil
+}
+
+// RemoveRule uninstalls the rule with the given ID and reports whether it
+// was installed.
+func (h *Handler) RemoveRule(id int) bool { return h.rules.remove(id) }
+
+// Rules returns the installed rules with their counts, in the order they
+// are tried.
+func (h *Handler) Rules() []RuleStatus { return h.rules.statuses() }
+
+// FailNext makes the next n requests fail with f, after any failures
+// already queued: a [Rule] that fires n times on any request. It returns
+// an error for a negative n or a fault that cannot work.
+func (h *Handler) FailNext(n int, f Fault) error {
+	if h.tb != nil {
+		h.tb.Helper()
+	}
+	return h.failTest(h.failNext(n, f))
+}
+
+func (h *Handler) failNext(n int, f Fault) error {
+	if n < 0 {
+		return fmt.Errorf("ugctest: FailNext: negative count %d", n)
+	}
+	if n == 0 {
+		return f.check()
+	}
+	if _, err := h.rules.add(Rule{Name: "FailNext", Times: n, Fault: f}); err != nil {
+		return fmt.Errorf("ugctest: FailNext: %w", err)
+	}
+	return nil
+}
+
+// FailFraction makes each later request fail with probability p (0 to 1),
+// with a fault drawn from faults. The draws come from a generator seeded
+// with seed, one per request in arrival order, so the same sequence of
+// requests fails the same way each run. It replaces the previous
+// FailFraction; rules come first (a request one of them fires on takes no
+// draw). p = 0 turns it off. It returns an error for p outside 0..1, no
+// faults with p > 0, or a fault that cannot work.
+func (h *Handler) FailFraction(p float64, seed uint64, faults ...Fault) error {
+	if h.tb != nil {
+		h.tb.Helper()
+	}
+	if err := h.rules.setFraction(p, seed, faults); err != nil {
+		return h.failTest(fmt.Errorf("ugctest: FailFraction: %w", err))
+	}
+	return nil
+}
+
+// ClearFaults uninstalls every rule, FailNext's and FailFraction's included.
+func (h *Handler) ClearFaults() { h.rules.clear() }
+
+// NeverFired returns a line for each installed rule that never fired and
+// is not Optional, in the order rules are tried: "<rule> (<fault kind>)
+// never fired: it matched <n> requests". A test that set up a failure and
+// never saw it tests less than it says: a [Server] fails its test with each
+// line when the test ends, and cmd/ugcfake logs each when it shuts down.
+func (h *Handler) NeverFired() []string {
+	var lines []string
+	for _, r := range h.Rules() {
+		if r.Fired == 0 && !r.Rule.Optional {
+			lines = append(lines, fmt.Sprintf("%s (%v) never fired: it matched %d requests", r, r.Rule.Fault.Kind, r.Matched))
+		}
+	}
+	return lines
+}

@@ -128,7 +128,8 @@ func TestRuleFractionIsSeeded(t *testing.T) {
 func TestFirstRuleThatFiresDecides(t *testing.T) {
 	t.Parallel()
 	srv := ugctest.NewServer(t)
-	first := srv.AddRule(ugctest.Rule{Name: "first", Times: 1, Fault: ugctest.InternalError()})
+	first, err := srv.AddRule(ugctest.Rule{Name: "first", Times: 1, Fault: ugctest.InternalError()})
+	require.NoError(t, err)
 	srv.AddRule(ugctest.Rule{Name: "second", Times: 1, Fault: ugctest.RateLimit("")})
 	assert.Equal(t, http.StatusInternalServerError, get(t, srv, "/v1/posts").status)
 	assert.Equal(t, http.StatusTooManyRequests, get(t, srv, "/v1/posts").status)
@@ -208,7 +209,8 @@ func TestRuleThatNeverFiredFailsTheTest(t *testing.T) {
 	srv.AddRule(ugctest.Rule{Name: "maybe", Endpoint: ugctest.EndpointInbox, Fault: ugctest.InternalError(), Optional: true})
 	srv.AddRule(ugctest.Rule{Name: "fired", Endpoint: ugctest.EndpointPosts, Times: 1, Fault: ugctest.InternalError()})
 	srv.FailNext(1, ugctest.DropConnection()) // tried after the others: never reached
-	removed := srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, Fault: ugctest.InternalError()})
+	removed, err := srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, Fault: ugctest.InternalError()})
+	require.NoError(t, err)
 	srv.RemoveRule(removed)
 	srv.FailFraction(0.001, 1, ugctest.InternalError())
 	assert.Equal(t, http.StatusInternalServerError, get(t, srv, "/v1/posts").status)
@@ -217,6 +219,47 @@ func TestRuleThatNeverFiredFailsTheTest(t *testing.T) {
 	assert.Contains(t, tb.errors[0], "inbox down (internal-error) never fired")
 	assert.Contains(t, tb.errors[0], "it matched 0 requests")
 	assert.Contains(t, tb.errors[1], "FailNext (drop-connection) never fired")
+}
+
+// TestServerSetupErrorFailsTheTest: on a Server, each Handler method that
+// returns an error also fails the test with it, and changes nothing; a bad
+// rule sent to the control API is answered 400 and fails nothing.
+func TestServerSetupErrorFailsTheTest(t *testing.T) {
+	t.Parallel()
+	tb := &fakeTB{TB: t}
+	srv := ugctest.NewServer(tb, ugctest.WithControlAPI())
+	calls := []struct {
+		method string
+		call   func() error
+	}{
+		{"AddRule", func() error {
+			_, err := srv.AddRule(ugctest.Rule{Endpoint: "nowhere", Fault: ugctest.InternalError()})
+			return err
+		}},
+		{"FailNext", func() error { return srv.FailNext(-1, ugctest.InternalError()) }},
+		{"FailFraction", func() error { return srv.FailFraction(2, 1, ugctest.InternalError()) }},
+		{"InsertPosts", func() error { return srv.InsertPosts(0, ugctest.Post{}) }},
+		{"RemovePosts", func() error { return srv.RemovePosts("absent") }},
+		{"MovePost", func() error { return srv.MovePost("absent", 0) }},
+	}
+	for i, c := range calls {
+		err := c.call()
+		require.Error(t, err, c.method)
+		require.Len(t, tb.errors, i+1, "%s fails the test once", c.method)
+		assert.Equal(t, err.Error(), tb.errors[i], "the test learns what the caller learns")
+		assert.Contains(t, err.Error(), "ugctest: "+c.method+": ")
+	}
+	assert.Empty(t, srv.Rules(), "nothing installed")
+
+	req, err := http.NewRequest(http.MethodPost, srv.URL+ugctest.ControlPath+"/rules", strings.NewReader(`{"endpoint":"nowhere"}`))
+	require.NoError(t, err)
+	req.Header.Set("x-api-key", srv.APIKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	tb.end()
+	assert.Len(t, tb.errors, len(calls), "the control API's caller learns of its bad rule from the answer alone: %q", tb.errors)
 }
 
 func TestBadRulesAreRefused(t *testing.T) {

@@ -5,16 +5,18 @@ import (
 	"encoding/hex"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/internal/servertimeouts"
 )
 
 // Server is a fake API server on a loopback port for one test, started by
-// [NewServer] and closed when the test ends. Its [Handler] methods inject
-// faults, change data and read the request log; the Server's own versions
-// of those that can fail report the failure to the test instead of
-// returning it.
+// [NewServer] and closed when the test ends. The methods of its [Handler]
+// inject faults, change data and read the request log. Those that return
+// an error (AddRule, FailNext, FailFraction, InsertPosts, RemovePosts,
+// MovePost) also fail the test with it, so a test may call them without
+// checking; and when the test ends, a rule still installed that never
+// fired fails it too, unless the rule is Optional.
 type Server struct {
 	*Handler
 	// URL is the base URL, base path included: the posts list is
@@ -44,41 +46,21 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 		t.Fatalf("ugctest.NewServer: %v", err)
 	}
 	srv := httptest.NewUnstartedServer(h)
-	// Timeouts, so that a test's idle or slow client cannot hold the server.
-	srv.Config.ReadHeaderTimeout = 10 * time.Second
-	srv.Config.ReadTimeout = 30 * time.Second
-	srv.Config.WriteTimeout = 60 * time.Second
-	srv.Config.IdleTimeout = 60 * time.Second
+	servertimeouts.Set(srv.Config)
 	srv.Start()
+	h.tb = t
 	s := &Server{Handler: h, URL: srv.URL + h.basePath, APIKey: key, t: t, srv: srv}
 	t.Cleanup(s.reportUnfiredRules)
 	t.Cleanup(srv.Close)
 	return s
 }
 
-// reportUnfiredRules fails the test for each rule still installed that
-// never fired and is not Optional: a test that set up a failure and never
-// saw it tests less than it says.
+// reportUnfiredRules fails the test for each line of [Handler.NeverFired].
 func (s *Server) reportUnfiredRules() {
 	s.t.Helper()
-	for _, r := range s.Rules() {
-		if r.Fired == 0 && !r.Rule.Optional {
-			s.t.Errorf("ugctest: %s (%v) never fired: it matched %d requests; "+
-				"remove it, or mark it Optional", r, r.Rule.Fault.Kind, r.Matched)
-		}
+	for _, line := range s.NeverFired() {
+		s.t.Errorf("ugctest: %s; remove it, or mark it Optional", line)
 	}
-}
-
-// AddRule installs a fault rule (see [Handler.AddRule]) and returns its ID;
-// a rule that cannot work fails the test. When the test ends, a rule still
-// installed that never fired fails it too, unless the rule is Optional.
-func (s *Server) AddRule(r Rule) int {
-	s.t.Helper()
-	id, err := s.Handler.AddRule(r)
-	if err != nil {
-		s.t.Errorf("%v", err)
-	}
-	return id
 }
 
 // Client returns a client for the server that reads pages strictly
@@ -100,48 +82,12 @@ func (s *Server) Client(opts ...ugc.Option) *ugc.Client {
 // load balancer restart would.
 func (s *Server) CloseClientConnections() { s.srv.CloseClientConnections() }
 
-// FailNext makes the next n requests fail with f (see [Handler.FailNext]);
-// a bad argument fails the test, and so does a failure that never happened
-// by the end of the test.
-func (s *Server) FailNext(n int, f Fault) {
-	s.t.Helper()
-	if err := s.Handler.FailNext(n, f); err != nil {
-		s.t.Errorf("%v", err)
+// failTest returns err and, when h serves a [Server], fails its test with
+// it: a test whose setup went wrong tests less than it says.
+func (h *Handler) failTest(err error) error {
+	if err != nil && h.tb != nil {
+		h.tb.Helper()
+		h.tb.Errorf("%v", err)
 	}
-}
-
-// FailFraction makes a deterministic fraction p of later requests fail (see
-// [Handler.FailFraction]); a bad argument fails the test.
-func (s *Server) FailFraction(p float64, seed uint64, faults ...Fault) {
-	s.t.Helper()
-	if err := s.Handler.FailFraction(p, seed, faults...); err != nil {
-		s.t.Errorf("%v", err)
-	}
-}
-
-// InsertPosts inserts approved posts at position at (see
-// [Handler.InsertPosts]); a duplicate or invalid post fails the test.
-func (s *Server) InsertPosts(at int, posts ...Post) {
-	s.t.Helper()
-	if err := s.Handler.InsertPosts(at, posts...); err != nil {
-		s.t.Errorf("ugctest: InsertPosts: %v", err)
-	}
-}
-
-// MovePost moves an approved post to position to (see [Handler.MovePost]);
-// an ID that is not present fails the test.
-func (s *Server) MovePost(id string, to int) {
-	s.t.Helper()
-	if err := s.Handler.MovePost(id, to); err != nil {
-		s.t.Errorf("ugctest: MovePost: %v", err)
-	}
-}
-
-// RemovePosts removes approved posts by ID (see [Handler.RemovePosts]); an
-// ID that is not present fails the test.
-func (s *Server) RemovePosts(ids ...string) {
-	s.t.Helper()
-	if err := s.Handler.RemovePosts(ids...); err != nil {
-		s.t.Errorf("ugctest: RemovePosts: %v", err)
-	}
+	return err
 }

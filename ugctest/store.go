@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/internal/filterrules"
 )
 
 // store is a handler's data: the approved posts in stored order, the inbox,
@@ -196,11 +197,11 @@ type compiledFilter []struct {
 	want []int32
 }
 
-func (s *store) compile(f ugc.Filter) compiledFilter {
+func (s *store) compile(f []filterrules.Label) compiledFilter {
 	out := make(compiledFilter, len(f))
 	for i, el := range f {
-		out[i].and = el.Operator == ugc.OperatorAnd
-		for _, id := range el.LabelIDs {
+		out[i].and = el.Operator == filterrules.OperatorAnd
+		for _, id := range el.Values {
 			k, ok := s.labelIdx[strings.ToLower(id)]
 			if !ok {
 				k = -1

@@ -76,6 +76,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ugcposts/ugc-go/internal/servertimeouts"
 	"github.com/ugcposts/ugc-go/ugctest"
 )
 
@@ -211,9 +212,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	// Timeouts, so that idle or slow clients cannot hold connections open.
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second, ErrorLog: logger}
+	srv := &http.Server{Handler: h, ErrorLog: logger}
+	servertimeouts.Set(srv)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -227,10 +227,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_ = srv.Close()
 	}
 	// A suite that set up a failure and never saw it should know.
-	for _, r := range h.Rules() {
-		if r.Fired == 0 && !r.Rule.Optional {
-			logger.Printf("ugcfake: %s (%v) never fired: it matched %d requests", escapeLog(r.String()), r.Rule.Fault.Kind, r.Matched)
-		}
+	for _, line := range h.NeverFired() {
+		logger.Printf("ugcfake: %s", escapeLog(line))
 	}
 	logger.Print("ugcfake: shut down")
 	return nil
