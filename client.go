@@ -45,6 +45,10 @@ type Client struct {
 	waitMin, waitMax time.Duration
 	attemptTimeout   time.Duration // 0: unbounded
 
+	throttleBudget time.Duration
+	pace           *pacer       // pacing and pauses, client-wide
+	retries        *retryBudget // client-wide budget of retries
+
 	bodies     sync.Pool  // *pageBody, so a page costs no new buffer
 	responseMu sync.Mutex // for WithResponseInto, written by a parallel walk
 }
@@ -62,6 +66,8 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		waitMax:        DefaultRetryWaitMax,
 		attemptTimeout: DefaultAttemptTimeout,
 		maxBody:        DefaultMaxResponseBytes,
+		throttleBudget: DefaultThrottleBudget,
+		retryBudget:    DefaultRetryBudget,
 	}
 	for _, opt := range opts {
 		if opt == nil {
@@ -96,6 +102,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		base: base, apiKey: func() []string { return keyHeader }, http: hc, masker: newMasker(apiKey),
 		userAgent: []string{ua}, maxBody: o.maxBody, logger: o.logger, strict: o.strict, observer: o.observer,
 		retryMax: o.retryMax, waitMin: o.waitMin, waitMax: o.waitMax, attemptTimeout: timeout,
+		throttleBudget: o.throttleBudget, pace: newPacer(o.rateLimit, o.rateBurst), retries: newRetryBudget(o.retryBudget),
 	}, nil
 }
 

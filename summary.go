@@ -3,6 +3,7 @@ package ugc
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // WalkSummary is what a walk did, for a job that reports or checks it after
@@ -45,6 +46,32 @@ type WalkSummary struct {
 	// (added behind the walk, they are not owed) it is only reported here;
 	// beyond, it is an error ([ErrIncomplete]).
 	Shortfall int
+
+	// Rate limits (issue 18). These are the Client's, over the time of
+	// the walk: a Client shared with other calls counts theirs too.
+	//
+	// Throttles counts the 429 and 503 answers.
+	Throttles int
+	// Pauses counts the client-wide pauses started: a throttle's named
+	// wait, or the reset of a quota an answer showed used up.
+	Pauses int
+	// QuotaWait is the time attempts waited for their turn: pauses, the
+	// configured or adaptive rate, the cap on requests in flight. Attempts
+	// in flight together wait together, so it may exceed the walk's time.
+	QuotaWait time.Duration
+	// FinalRate is the rate, in requests per second, the Client allowed
+	// itself at the end of the walk: the lower of [WithRateLimit]'s and
+	// the adaptive rate; 0 when neither applied.
+	FinalRate float64
+}
+
+// addThrottling writes into s the throttling of a walk, from the Client's
+// counters at its start and at its end ([Client.throttleStats]).
+func (s *WalkSummary) addThrottling(start, end throttleStats) {
+	s.Throttles = int(end.throttles - start.throttles)
+	s.Pauses = int(end.pauses - start.pauses)
+	s.QuotaWait = end.waited - start.waited
+	s.FinalRate = end.rate
 }
 
 // maxSummaryDeviations is how many deviations a WalkSummary keeps.

@@ -29,6 +29,9 @@ import (
 //	POST   /_ugcfake/posts/move       {"id": "...", "to": 0}
 //	POST   /_ugcfake/posts/shuffle    {"seed": 1}
 //	PUT    /_ugcfake/latency          {"latency": "50ms"}
+//	GET    /_ugcfake/quota            the quota, as QuotaConfig; null when none
+//	PUT    /_ugcfake/quota            {"rps": 20, "burst": 5}: set the quota (see WithQuota)
+//	DELETE /_ugcfake/quota            lift the quota
 //
 // For example, with curl:
 //
@@ -121,8 +124,25 @@ func (h *Handler) doControl(r *http.Request, route string) (int, any) {
 		return http.StatusNoContent, nil
 	case strings.HasPrefix(route, "/posts") && method == http.MethodPost:
 		return h.controlPosts(r, route)
+	case route == "/quota" && method == http.MethodGet:
+		if q, ok := h.Quota(); ok {
+			return http.StatusOK, q
+		}
+		return http.StatusOK, json.RawMessage("null")
+	case route == "/quota" && method == http.MethodPut:
+		var q QuotaConfig
+		if err := readJSON(r, &q); err != nil {
+			return http.StatusBadRequest, err.Error()
+		}
+		if err := h.SetQuota(q.RPS, q.Burst); err != nil {
+			return http.StatusBadRequest, err.Error()
+		}
+		return http.StatusNoContent, nil
+	case route == "/quota" && method == http.MethodDelete:
+		h.ClearQuota()
+		return http.StatusNoContent, nil
 	}
-	for _, known := range []string{"/rules", "/requests", "/latency", "/posts", "/posts/remove", "/posts/move", "/posts/shuffle"} {
+	for _, known := range []string{"/rules", "/requests", "/latency", "/quota", "/posts", "/posts/remove", "/posts/move", "/posts/shuffle"} {
 		if route == known || known == "/rules" && strings.HasPrefix(route, "/rules/") {
 			return http.StatusMethodNotAllowed, MsgMethodNotAllowed
 		}
