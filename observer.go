@@ -29,9 +29,10 @@ type AttemptInfo struct {
 	// sent: a client-wide pause, the configured or adaptive rate, the cap
 	// on requests in flight (see [WithRateLimit]).
 	QuotaWait time.Duration
-	// Throttled says the answer was a throttle: a 429, or a 503 that
-	// named a wait. A throttle whose answer named a wait does not use up
-	// the attempts of [WithRetryMax].
+	// Throttled says the answer was a throttle: a 429 or a 503 that named
+	// a wait (Retry-After, or a used-up quota's reset). A throttle does
+	// not use up the attempts of [WithRetryMax]; a 429 that names no wait
+	// is an ordinary failure.
 	Throttled bool
 	// Pause is the client-wide pause this answer started: a throttle's
 	// named wait, or the reset of a quota the answer showed used up; 0

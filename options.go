@@ -210,7 +210,8 @@ func WithRateLimit(rps float64, burst int) Option {
 // past d from its first throttle, it fails with a [*ThrottleError]
 // (matching [ErrRateLimited]) at once, without waiting. The context bounds
 // it too. Default: [DefaultThrottleBudget]; 0 fails at the first throttle
-// that names a wait.
+// that names a wait. With [WithRetryMax] (or [WithCallRetryMax]) of 0, a
+// throttle is not retried either.
 func WithThrottleBudget(d time.Duration) Option {
 	return func(o *options) error {
 		if d < 0 {

@@ -160,7 +160,7 @@ func (p *pacer) done() {
 type answer struct {
 	// limit is what the headers said; nil when they said nothing.
 	limit *RateLimit
-	// throttled: a 429, or a 503 that named a wait.
+	// throttled: a 429 or a 503 that named a wait.
 	throttled bool
 	// wait is the wait a throttled answer named; 0 for none.
 	wait time.Duration
@@ -193,7 +193,7 @@ func (p *pacer) observe(resp *http.Response, sent time.Time) answer {
 	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
 		p.throttles.Add(1)
 		a.wait = rl.namedWait()
-		a.throttled = code == http.StatusTooManyRequests || a.wait > 0
+		a.throttled = a.wait > 0 // one that names no wait is an ordinary failure
 	}
 	if !a.throttled && !found {
 		return a

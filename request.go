@@ -65,7 +65,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 		var final error // why no retry follows, when the answer alone would have one
 		switch {
 		case err == nil:
-		case ans.throttled && ans.wait > 0:
+		case ans.throttled && retryMax > 0:
 			// A throttle that names a wait: the pause it started is the
 			// wait; it is bounded by time, not by attempts.
 			now := time.Now()
@@ -110,7 +110,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 		if !a.Retry {
 			return nil, last
 		}
-		if ans.throttled && ans.wait > 0 {
+		if ans.throttled {
 			continue // the client-wide pause is the wait, taken in turn
 		}
 		if err := sleep(ctx, a.Wait); err != nil {
