@@ -13,7 +13,8 @@ import (
 // ("default";q=100;w=60) and RateLimit ("default";r=40;t=30), their older
 // draft form RateLimit-Limit, -Remaining and -Reset, the common
 // X-RateLimit-Limit, -Remaining and -Reset, and Retry-After. Where the IETF
-// fields and the X- ones both say something, the IETF fields win.
+// fields and the X- ones both say something, the IETF fields win, but for
+// a finer X-RateLimit-Reset within the same second as theirs.
 type RateLimit struct {
 	// Policy is the name of the quota policy (RateLimit-Policy), "" if none.
 	Policy string
@@ -86,9 +87,11 @@ func parseRateLimit(h http.Header, now time.Time) (rl RateLimit, ok bool) {
 		ok = true
 		rl.Remaining = leadingInt(v[0])
 	}
+	var xReset time.Duration
 	if v, found := h[hdrXReset]; found {
 		ok = true
-		rl.Reset = resetValue(v[0], now)
+		xReset = resetValue(v[0], now)
+		rl.Reset = xReset
 	}
 	if v, found := h[hdrRLLimit]; found {
 		ok = true
@@ -122,6 +125,9 @@ func parseRateLimit(h http.Header, now time.Time) (rl RateLimit, ok bool) {
 		if t, has := params["t"]; has {
 			rl.Reset = seconds(t)
 		}
+	}
+	if xReset > 0 && rl.Reset > xReset && rl.Reset-xReset < time.Second {
+		rl.Reset = xReset // the IETF fields have whole seconds: the same instant, said less precisely
 	}
 	if v, found := h[hdrRetryAfter]; found {
 		ok = true

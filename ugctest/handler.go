@@ -30,7 +30,7 @@ type Handler struct {
 	data      *store
 	rules     ruleSet
 	log       requestLog
-	control   bool // serve the control API
+	control   bool                  // serve the control API
 	quota     atomic.Pointer[quota] // nil: no quota
 
 	panicHook func() // tests: called while serving, to check recovery
