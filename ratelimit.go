@@ -166,6 +166,10 @@ type answer struct {
 	wait time.Duration
 	// pause is the client-wide pause this answer started, if any.
 	pause time.Duration
+	// quotaWait is how long the attempt waited for its turn; unsent says
+	// the context ended while it waited, and nothing was sent.
+	quotaWait time.Duration
+	unsent    bool
 }
 
 // observe reads an answer to an attempt sent at sent: it counts a 429 or

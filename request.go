@@ -41,15 +41,13 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 		throttled time.Time // the first throttle that named a wait; zero: none yet
 	)
 	for attempt := 1; ; attempt++ {
-		quotaWait, err := c.pace.turn(ctx)
-		if err != nil {
-			return nil, abandoned(err, last, attempt-1)
-		}
 		start := time.Now()
 		resp, cutShort, ans, err := c.attempt(ctx, u, labels, call.header, timeout, body, hooks)
-		c.pace.done()
-		a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start),
-			QuotaWait: quotaWait, Throttled: ans.throttled, Pause: ans.pause, RateLimit: ans.limit}
+		if ans.unsent {
+			return nil, abandoned(err, last, attempt-1) // the context ended while it waited for its turn
+		}
+		a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start) - ans.quotaWait,
+			QuotaWait: ans.quotaWait, Throttled: ans.throttled, Pause: ans.pause, RateLimit: ans.limit}
 		if resp != nil {
 			a.StatusCode = resp.StatusCode
 		}
@@ -124,11 +122,6 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Ca
 // cutShort says a 2xx body ended early, which is retried like a dropped
 // connection.
 func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody, hooks attemptHooks) (resp *http.Response, cutShort bool, ans answer, err error) {
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
 	header := http.Header{"User-Agent": c.userAgent, "Accept": acceptJSON}
 	for k, vs := range extra {
 		header[k] = append(header[k], vs...)
@@ -136,17 +129,32 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	if sameOrigin(u, c.base) { // always, by construction; keyTransport checks again
 		header[canonicalKeyHeader] = c.apiKey()
 	}
-	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
+	req := &http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
 	if hooks.send != nil {
 		hooks.send() // the request is built: it waits only for its turn
 	}
+	// Its turn in the client's pacing comes after the walk's: a request
+	// holds a place among those in flight only while it is not waiting
+	// for another request. The attempt's timeout starts after its turn.
+	quotaWait, err := c.pace.turn(ctx)
+	if err != nil {
+		return nil, false, answer{unsent: true, quotaWait: quotaWait}, err
+	}
+	defer c.pace.done()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	req = req.WithContext(ctx)
 	sent := time.Now()
 	resp, err = c.http.Do(req)
 	if err != nil {
-		return nil, false, ans, err
+		return nil, false, answer{quotaWait: quotaWait}, err
 	}
 	ans = c.pace.observe(resp, sent)
+	ans.quotaWait = quotaWait
 	if ans.limit != nil {
 		masked := *ans.limit
 		masked.Policy = c.masker.mask(masked.Policy)

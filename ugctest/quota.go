@@ -26,7 +26,7 @@ import (
 //	RateLimit: "quota";r=<remaining>;t=<reset, whole seconds, rounded up>
 //	X-RateLimit-Limit: <rps·w>
 //	X-RateLimit-Remaining: <whole tokens left>
-//	X-RateLimit-Reset: <seconds until one more request is allowed, to the millisecond>
+//	X-RateLimit-Reset: <seconds until one more request is allowed, to the millisecond, rounded up>
 //
 // and a 429 also carries Retry-After: the seconds until a token, rounded
 // up (at least 1, as Retry-After has whole seconds); X-RateLimit-Reset
@@ -139,7 +139,7 @@ func (q *quota) window() (w, limit int) {
 // request was refused.
 func (q *quota) setHeaders(hdr http.Header, st quotaState) {
 	w, limit := q.window()
-	reset := st.wait.Seconds()
+	reset := math.Ceil(st.wait.Seconds()*1000) / 1000 // to the millisecond, rounded up: never "0.000" for a wait
 	hdr["Ratelimit-Policy"] = []string{`"quota";q=` + strconv.Itoa(limit) + ";w=" + strconv.Itoa(w)}
 	hdr["Ratelimit"] = []string{`"quota";r=` + strconv.Itoa(st.remaining) + ";t=" + strconv.Itoa(int(math.Ceil(reset)))}
 	hdr["X-Ratelimit-Limit"] = []string{strconv.Itoa(limit)}

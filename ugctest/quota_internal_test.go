@@ -52,6 +52,9 @@ func TestQuotaHeaders(t *testing.T) {
 		{20, quotaState{allowed: false, remaining: 0, wait: 49 * time.Millisecond}, http.Header{
 			"Ratelimit-Policy": {`"quota";q=20;w=1`}, "Ratelimit": {`"quota";r=0;t=1`}, "Retry-After": {"1"},
 			"X-Ratelimit-Limit": {"20"}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"0.049"}}},
+		{1000, quotaState{allowed: false, remaining: 0, wait: 300 * time.Microsecond}, http.Header{
+			"Ratelimit-Policy": {`"quota";q=1000;w=1`}, "Ratelimit": {`"quota";r=0;t=1`}, "Retry-After": {"1"},
+			"X-Ratelimit-Limit": {"1000"}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"0.001"}}},
 		{0.25, quotaState{allowed: false, remaining: 0, wait: 2500 * time.Millisecond}, http.Header{
 			"Ratelimit-Policy": {`"quota";q=1;w=4`}, "Ratelimit": {`"quota";r=0;t=3`}, "Retry-After": {"3"},
 			"X-Ratelimit-Limit": {"1"}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"2.500"}}},
