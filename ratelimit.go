@@ -192,7 +192,8 @@ func (p *pacer) observe(resp *http.Response, sent time.Time) answer {
 	}
 	now := p.now()
 	if found {
-		a.limit = &rl
+		seen := rl
+		a.limit = &seen
 	}
 	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
 		p.throttles.Add(1)

@@ -129,8 +129,6 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	if sameOrigin(u, c.base) { // always, by construction; keyTransport checks again
 		header[canonicalKeyHeader] = c.apiKey()
 	}
-	req := &http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
 	if hooks.send != nil {
 		hooks.send() // the request is built: it waits only for its turn
 	}
@@ -147,7 +145,8 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	req = req.WithContext(ctx)
+	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
 	sent := time.Now()
 	resp, err = c.http.Do(req)
 	if err != nil {
