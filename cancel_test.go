@@ -156,20 +156,21 @@ func TestCancelEndsTheWaitBetweenAttempts(t *testing.T) {
 	tests := []struct {
 		name  string
 		fault ugctest.Fault
-		wait  ugc.Option
+		wait  []ugc.Option
 		want  int
 	}{
 		// Exponential backoff of at least an hour.
-		{"500, backoff of an hour", ugctest.InternalError(), ugc.WithRetryWait(time.Hour, time.Hour), http.StatusInternalServerError},
-		// No backoff of its own, but the server asks for an hour and the cap allows it.
-		{"429, Retry-After of an hour", ugctest.RateLimit("3600"), ugc.WithRetryWait(0, 2*time.Hour), http.StatusTooManyRequests},
+		{"500, backoff of an hour", ugctest.InternalError(), []ugc.Option{ugc.WithRetryWait(time.Hour, time.Hour)}, http.StatusInternalServerError},
+		// No backoff of its own, but the server asks for an hour and the
+		// throttle budget allows it: the client-wide pause is the wait.
+		{"429, Retry-After of an hour", ugctest.RateLimit("3600"), []ugc.Option{ugc.WithRetryWait(0, 0), ugc.WithThrottleBudget(2 * time.Hour)}, http.StatusTooManyRequests},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newObservedServer(t, ugctest.Generate(30, 1))
 			sig := newAnswerSignal()
-			c := srv.client(t, ugc.WithHTTPClient(&http.Client{Transport: sig}), ugc.WithRetryMax(5), tt.wait)
+			c := srv.client(t, append([]ugc.Option{ugc.WithHTTPClient(&http.Client{Transport: sig}), ugc.WithRetryMax(5)}, tt.wait...)...)
 			srv.FailNext(1, tt.fault)
 
 			ctx, cancel := context.WithCancel(context.Background())

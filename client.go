@@ -49,6 +49,9 @@ type Client struct {
 	// callDefaults and walkDefaults are the options given to NewClient
 	// that configure every call, or every walk.
 	callDefaults, walkDefaults []Option
+	throttleBudget             time.Duration
+	pace                       *pacer       // pacing and pauses, client-wide
+	retries                    *retryBudget // client-wide budget of retries
 
 	bodies     sync.Pool  // *pageBody, so a page costs no new buffer
 	responseMu sync.Mutex // for WithResponseInto, written by a parallel walk
@@ -67,6 +70,8 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		waitMax:        DefaultRetryWaitMax,
 		attemptTimeout: DefaultAttemptTimeout,
 		maxBody:        DefaultMaxResponseBytes,
+		throttleBudget: DefaultThrottleBudget,
+		retryBudget:    DefaultRetryBudget,
 	}
 	if err := applyClientOptions(&o, opts); err != nil {
 		return nil, fmt.Errorf("ugc: NewClient: %w", err)
@@ -98,6 +103,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		userAgent: []string{ua}, maxBody: o.maxBody, logger: maskedLogger(o.logger, m), strict: o.strict, observer: o.observer,
 		retryMax: o.retryMax, waitMin: o.waitMin, waitMax: o.waitMax, attemptTimeout: timeout,
 		callDefaults: o.callDefaults, walkDefaults: o.walkDefaults,
+		throttleBudget: o.throttleBudget, pace: newPacer(o.rateLimit, o.rateBurst), retries: newRetryBudget(o.retryBudget),
 	}, nil
 }
 

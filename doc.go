@@ -217,13 +217,44 @@
 //   - up to [DefaultRetryMax] retries ([WithRetryMax]); the n-th waits a
 //     random time between half and all of min·2ⁿ, from [DefaultRetryWaitMin]
 //     capped at [DefaultRetryWaitMax] ([WithRetryWait]); a Retry-After
-//     header (seconds or HTTP date) on 429 or 503 is honoured, capped at the
-//     maximum; an ended context stops a wait at once;
+//     header of 0 on 429 or 503 retries at once; an ended context stops a
+//     wait at once;
 //   - each attempt is bounded by [DefaultAttemptTimeout] ([WithAttemptTimeout]);
 //   - after the last attempt the server's answer is returned as an
 //     [*APIError] ("Something went wrong" for a 500), not a generic
 //     "giving up" error;
 //   - nothing is written anywhere unless [WithLogger] is given.
+//
+// # Rate limits
+//
+// A Client paces itself, for every call and walk it makes together:
+//
+//   - [WithRateLimit](rps, burst) caps it at the API key's quota (a token
+//     bucket of golang.org/x/time/rate); set to the quota, a walk runs at
+//     the quota's full speed without a 429;
+//   - a 429 or 503 that names a wait (Retry-After in seconds or as an HTTP
+//     date, or the reset of a quota the headers show used up) pauses the
+//     whole Client until then, and the requests waiting go one by one after
+//     it, not all at once; an answer whose headers say nothing remains
+//     (RateLimit, X-RateLimit-Remaining: 0) pauses it until the reset
+//     before any 429;
+//   - without a configured rate, the client is adaptive: the first
+//     throttle, or a RateLimit-Policy header, makes it cap its own rate
+//     and its requests in flight, and raise them while answers succeed
+//     (AIMD); until then it sends as fast as it is asked to;
+//   - a throttle is retried by time, not by attempts: it does not use up
+//     [WithRetryMax]; a request throttled for longer than
+//     [DefaultThrottleBudget] ([WithThrottleBudget]) ends with a
+//     [*ThrottleError], which matches [ErrRateLimited];
+//   - a client-wide budget of [DefaultRetryBudget] retries
+//     ([WithRetryBudget]), refilled by successes, stops retries of 5xx and
+//     connection errors from multiplying the load during an outage
+//     ([ErrRetryBudgetExhausted]).
+//
+// What the server said is on [ResponseInfo.RateLimit] and
+// [AttemptInfo.RateLimit]; [AttemptInfo] and the log show each throttle
+// and pause, and a [WalkSummary] the throttles, pauses, time waited and the
+// final rate.
 //
 // # Security
 //

@@ -20,8 +20,13 @@ var (
 	ErrUnauthorized = errors.New("ugc: unauthorized")
 	// ErrNotFound matches an APIError with status 404.
 	ErrNotFound = errors.New("ugc: not found")
-	// ErrRateLimited matches an APIError with status 429.
+	// ErrRateLimited matches an APIError with status 429, and a
+	// [*ThrottleError]: a request that spent its throttle budget.
 	ErrRateLimited = errors.New("ugc: rate limited")
+	// ErrRetryBudgetExhausted matches the error of a call that was not
+	// retried because the Client's retry budget ran out (see
+	// [WithRetryBudget]); errors.As still reaches the attempt's error.
+	ErrRetryBudgetExhausted = errors.New("ugc: the client's retry budget is exhausted")
 	// ErrServer matches an APIError with any 5xx status.
 	ErrServer = errors.New("ugc: server error")
 	// ErrInvalidParams matches bad input refused before any request: a
@@ -258,3 +263,28 @@ func (e *FilterError) Error() string { return "ugc: invalid filter: " + e.Messag
 
 // Is reports whether target is [ErrInvalidParams].
 func (e *FilterError) Is(target error) bool { return target == ErrInvalidParams }
+
+// ThrottleError ends a request that the server kept throttling (429, or
+// 503 naming a wait) beyond the throttle budget (see [WithThrottleBudget]):
+// the next wait it named would have taken the request past the budget. It
+// matches [ErrRateLimited]; errors.As reaches the last answer's [*APIError].
+type ThrottleError struct {
+	// Err is the last throttled answer.
+	Err *APIError
+	// Waited is how long the request had been throttled, from its first
+	// throttle; Wait is the wait the last answer named; Budget is the
+	// throttle budget.
+	Waited, Wait, Budget time.Duration
+}
+
+// Error says how long the request was throttled and what the server said last.
+func (e *ThrottleError) Error() string {
+	return fmt.Sprintf("ugc: throttle budget of %v spent: throttled for %v, and the server named a further wait of %v; last: %v",
+		e.Budget, e.Waited.Round(time.Millisecond), e.Wait.Round(time.Millisecond), e.Err)
+}
+
+// Unwrap returns the last throttled answer.
+func (e *ThrottleError) Unwrap() error { return e.Err }
+
+// Is reports whether target is [ErrRateLimited].
+func (e *ThrottleError) Is(target error) bool { return target == ErrRateLimited }

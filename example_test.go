@@ -525,7 +525,8 @@ func ExampleAPIError_RequestID() {
 		fmt.Fprint(w, `"Too many requests"`)
 	}))
 	defer srv.Close()
-	client, err := ugc.NewClient(srv.URL, "test-key", ugc.WithRetryMax(2), ugc.WithRetryWait(0, 0))
+	// The server asks for 30 s; this client may spend 10 s throttled.
+	client, err := ugc.NewClient(srv.URL, "test-key", ugc.WithThrottleBudget(10*time.Second))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -533,10 +534,12 @@ func ExampleAPIError_RequestID() {
 	_, err = client.Posts(context.Background(), nil)
 	var apiErr *ugc.APIError
 	if errors.As(err, &apiErr) {
-		fmt.Println(err)
+		fmt.Println(errors.Is(err, ugc.ErrRateLimited))
+		fmt.Println(apiErr)
 		fmt.Println(apiErr.Attempts, apiErr.RetryAfter, apiErr.RequestID())
 	}
 	// Output:
-	// ugc: GET /v1/posts: 429 Too Many Requests: Too many requests (after 3 attempts)
-	// 3 30s req-7f3a
+	// true
+	// ugc: GET /v1/posts: 429 Too Many Requests: Too many requests
+	// 1 30s req-7f3a
 }

@@ -1,6 +1,6 @@
 module github.com/ugcposts/ugc-go
 
-go 1.24
+go 1.24.0
 
 require (
 	github.com/google/go-querystring v1.2.0
@@ -14,4 +14,5 @@ require (
 	github.com/h2non/parth v0.0.0-20190131123155-b4df798d6542 // indirect
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/time v0.14.0 // indirect
 )

@@ -14,6 +14,13 @@ import (
 //	WARN  "ugc: request failed"               (a 4xx that is not retried) outcome=failed
 //	ERROR "ugc: request failed"               (retries exhausted, 5xx, connection) outcome=failed
 //	INFO  "ugc: request abandoned"            (the context ended) outcome=canceled
+//	WARN  "ugc: throttled, the client pauses" (a 429, or a 503 naming a wait) ... wait pause outcome=throttled
+//	INFO  "ugc: quota used up, the client pauses" (a success whose headers say
+//	                                          nothing remains) ... pause outcome=ok
+//
+// A line for an attempt that waited for its turn (a pause, the rate) has
+// quota_wait; one whose answer said something of the quota has
+// ratelimit_remaining and, when the server sent its policy, ratelimit_rate.
 //
 // No line holds the API key: errors are already masked, URLs never hold it.
 
@@ -28,8 +35,12 @@ func (c *Client) logAttempt(ctx context.Context, a AttemptInfo, canceled bool) {
 		level, msg, outcome = slog.LevelInfo, "ugc: request abandoned", "canceled"
 	case a.Err == nil && a.Attempt > 1:
 		level, msg = slog.LevelInfo, "ugc: request succeeded after retries"
+	case a.Err != nil && a.Throttled && a.Retry:
+		level, msg, outcome = slog.LevelWarn, "ugc: throttled, the client pauses", "throttled"
 	case a.Err != nil && a.Retry:
 		level, msg, outcome = slog.LevelWarn, "ugc: attempt failed, retrying", "retry"
+	case a.Err == nil && a.Pause > 0:
+		level, msg = slog.LevelInfo, "ugc: quota used up, the client pauses"
 	case a.Err != nil && a.StatusCode >= 400 && a.StatusCode < 500 && a.Attempt == 1:
 		level, msg, outcome = slog.LevelWarn, "ugc: request failed", "failed"
 	case a.Err != nil:
@@ -48,6 +59,18 @@ func (c *Client) logAttempt(ctx context.Context, a AttemptInfo, canceled bool) {
 	}
 	if a.Retry {
 		attrs = append(attrs, slog.Duration("wait", a.Wait))
+	}
+	if a.Pause > 0 {
+		attrs = append(attrs, slog.Duration("pause", a.Pause))
+	}
+	if a.QuotaWait > 0 {
+		attrs = append(attrs, slog.Duration("quota_wait", a.QuotaWait))
+	}
+	if rl := a.RateLimit; rl != nil {
+		attrs = append(attrs, slog.Int("ratelimit_remaining", rl.Remaining))
+		if r := rl.Rate(); r > 0 {
+			attrs = append(attrs, slog.Float64("ratelimit_rate", r))
+		}
 	}
 	if a.Err != nil {
 		attrs = append(attrs, slog.String("error", a.Err.Error()))

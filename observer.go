@@ -24,6 +24,22 @@ type AttemptInfo struct {
 	// Retry says whether another attempt follows, after Wait.
 	Retry bool
 	Wait  time.Duration
+	// QuotaWait is how long the attempt waited for its turn before it was
+	// sent: a client-wide pause, the configured or adaptive rate, the cap
+	// on requests in flight (see [WithRateLimit]).
+	QuotaWait time.Duration
+	// Throttled says the answer was a throttle: a 429 or a 503 that named
+	// a wait (Retry-After, or a used-up quota's reset). A throttle does
+	// not use up the attempts of [WithRetryMax]; a 429 that names no wait
+	// is an ordinary failure.
+	Throttled bool
+	// Pause is the client-wide pause this answer started: a throttle's
+	// named wait, or the reset of a quota the answer showed used up; 0
+	// when it started none. Every new attempt of the Client waits for it.
+	Pause time.Duration
+	// RateLimit is what the answer's headers said about the quota; nil
+	// when they said nothing.
+	RateLimit *RateLimit
 }
 
 // AttemptObserver is called after each attempt of every call, in order, on

@@ -16,6 +16,12 @@ const (
 	DefaultRetryWaitMax     = 20 * time.Second
 	DefaultAttemptTimeout   = 30 * time.Second
 	DefaultMaxResponseBytes = 8 << 20
+	// DefaultThrottleBudget bounds the time one request spends throttled
+	// (see [WithThrottleBudget]).
+	DefaultThrottleBudget = 5 * time.Minute
+	// DefaultRetryBudget is the client-wide budget of retries (see
+	// [WithRetryBudget]).
+	DefaultRetryBudget = 100
 )
 
 // Option configures a [Client], given to [NewClient], or one call or walk,
@@ -103,6 +109,10 @@ type options struct {
 	maxBody        int64
 	insecureHTTP   bool
 	observer       AttemptObserver
+	rateLimit      float64 // requests per second; 0: none
+	rateBurst      int
+	throttleBudget time.Duration
+	retryBudget    int
 	// callDefaults and walkDefaults are the options given to NewClient
 	// that configure every call, or every walk.
 	callDefaults, walkDefaults []Option
@@ -150,9 +160,10 @@ func WithRetryMax(n int) Option {
 }
 
 // WithRetryWait sets the bounds of the wait between attempts. The n-th retry
-// waits a random time between half and all of min·2ⁿ, capped at max; a
-// Retry-After header (seconds or HTTP date) on a 429 or 503 is honoured up to
-// max. Defaults: [DefaultRetryWaitMin], [DefaultRetryWaitMax]. Zero for both
+// waits a random time between half and all of min·2ⁿ, capped at max. A 429
+// or 503 that names a wait (Retry-After in seconds or as an HTTP date, or a
+// used-up quota's reset) is waited for in full, by the whole Client, within
+// [WithThrottleBudget]; a Retry-After of 0 counts as no wait. Defaults: [DefaultRetryWaitMin], [DefaultRetryWaitMax]. Zero for both
 // retries at once, which tests use.
 func WithRetryWait(minWait, maxWait time.Duration) Option {
 	return clientOption("WithRetryWait", func(o *options) error {
@@ -505,4 +516,70 @@ func applyClientOptions(o *options, opts []Option) error {
 		}
 	}
 	return nil
+}
+
+// WithRateLimit paces every call and walk of the Client together to at
+// most rps requests a second, with bursts of up to burst requests, by a
+// token bucket (golang.org/x/time/rate). An attempt waits for its turn
+// before it is sent; the wait ends early with the context, and is counted
+// in [AttemptInfo.QuotaWait] and [WalkSummary.QuotaWait]. Set it to the
+// API key's quota and a walk runs at the quota's full speed without a
+// single 429.
+//
+// Without it the client is adaptive: it sends as fast as it is asked to
+// until a server throttles it (a 429, or a 503 naming a wait) or tells it
+// its quota (the RateLimit-Policy header), then caps its own rate and its
+// requests in flight, and raises them again while answers succeed (see
+// [WalkSummary.FinalRate]). The adaptive cap also applies below a
+// configured rate. It returns an error for a rate that is not positive
+// and finite or a burst below 1.
+func WithRateLimit(rps float64, burst int) Option {
+	return clientOption("WithRateLimit", func(o *options) error {
+		if !(rps > 0) || rps > 1e9 {
+			return fmt.Errorf("WithRateLimit: need a positive, finite rate, got %v", rps)
+		}
+		if burst < 1 {
+			return fmt.Errorf("WithRateLimit: need a burst of at least 1, got %d", burst)
+		}
+		o.rateLimit, o.rateBurst = rps, burst
+		return nil
+	})
+}
+
+// WithThrottleBudget bounds the time one request may spend throttled. A
+// 429 or 503 whose answer names a wait (Retry-After, or a used-up quota's
+// reset) pauses the whole Client until then, and is retried after it
+// without using up the attempts of [WithRetryMax], which are for 5xx and
+// connection errors; once waiting for the server would take the request
+// past d from its first throttle, it fails with a [*ThrottleError]
+// (matching [ErrRateLimited]) at once, without waiting. The context bounds
+// it too. Default: [DefaultThrottleBudget]; 0 fails at the first throttle
+// that names a wait. With [WithRetryMax] of 0, a
+// throttle is not retried either.
+func WithThrottleBudget(d time.Duration) Option {
+	return clientOption("WithThrottleBudget", func(o *options) error {
+		if d < 0 {
+			return fmt.Errorf("WithThrottleBudget: negative duration %v", d)
+		}
+		o.throttleBudget = d
+		return nil
+	})
+}
+
+// WithRetryBudget sets the client-wide budget of retries for failures that
+// are not throttles (5xx, connection errors, bodies cut short), shared by
+// every call and walk: each retry takes one of n tokens, and a call that
+// succeeds gives back its retries' tokens and a fifth of one more. While a
+// server is down the budget runs out, and calls then fail at their first
+// error (with an error matching [ErrRetryBudgetExhausted] and carrying the
+// last attempt's) instead of multiplying the load by their retries.
+// Default: [DefaultRetryBudget]; 0 turns the budget off.
+func WithRetryBudget(n int) Option {
+	return clientOption("WithRetryBudget", func(o *options) error {
+		if n < 0 {
+			return fmt.Errorf("WithRetryBudget: negative count %d", n)
+		}
+		o.retryBudget = n
+		return nil
+	})
 }

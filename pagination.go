@@ -161,7 +161,7 @@ func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cf
 	}
 	start := skipOf(u)
 	w := &walk{c: c, cfg: cfg, labels: wantsLabels(u), cur: newCursor(cfg.drift, u.Path, start), start: start,
-		plan: newPlan(u, cfg.ahead())}
+		plan: newPlan(u, cfg.ahead()), throttled: c.throttleStats()}
 	if cfg.resume.After != "" {
 		w.cur.resumeAfter(cfg.resume.After)
 	}

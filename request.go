@@ -56,11 +56,19 @@ func (c *Client) getPageUnmasked(ctx context.Context, u *url.URL, labels bool, o
 	if call.attemptTimeout != nil {
 		timeout = *call.attemptTimeout
 	}
-	var last error // the last attempt's error
+	var (
+		last      error     // the last attempt's error
+		retries   int       // retries of failures that are not throttles, against retryMax
+		throttled time.Time // the first throttle that named a wait; zero: none yet
+	)
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		resp, cutShort, err := c.attempt(ctx, u, labels, call.header, timeout, body, hooks)
-		a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start)}
+		resp, cutShort, ans, err := c.attempt(ctx, u, labels, call.header, timeout, body, hooks)
+		if ans.unsent {
+			return nil, abandoned(err, last, attempt-1) // the context ended while it waited for its turn
+		}
+		a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start) - ans.quotaWait,
+			QuotaWait: ans.quotaWait, Throttled: ans.throttled, Pause: ans.pause, RateLimit: ans.limit}
 		if resp != nil {
 			a.StatusCode = resp.StatusCode
 		}
@@ -73,25 +81,56 @@ func (c *Client) getPageUnmasked(ctx context.Context, u *url.URL, labels bool, o
 		}
 		// Whether to retry depends on the answer alone; a context that ends now
 		// ends the wait below, keeping this error.
-		a.Retry = err != nil && attempt <= retryMax && (cutShort || retryable(context.WithoutCancel(ctx), resp, err))
+		var final error // why no retry follows, when the answer alone would have one
+		switch {
+		case err == nil:
+		case ans.throttled && retryMax > 0:
+			// A throttle that names a wait: the pause it started is the
+			// wait; it is bounded by time, not by attempts.
+			now := time.Now()
+			if throttled.IsZero() {
+				throttled = now
+			}
+			if waited := now.Sub(throttled); waited+ans.wait > c.throttleBudget {
+				var apiErr *APIError
+				if errors.As(err, &apiErr) {
+					apiErr.Attempts = attempt
+					final = &ThrottleError{Err: apiErr, Waited: waited, Wait: ans.wait, Budget: c.throttleBudget}
+				}
+			} else {
+				a.Retry, a.Wait = true, ans.wait
+			}
+		case retries < retryMax && (cutShort || retryable(context.WithoutCancel(ctx), resp, err)):
+			if !c.retries.take() {
+				final = fmt.Errorf("%w: %w", ErrRetryBudgetExhausted, withAttempts(err, u.Path, attempt))
+				break
+			}
+			retries++
+			a.Retry = true
+			a.Wait = backoff(c.waitMin, c.waitMax, retries-1, resp)
+		}
 		if a.Retry && hooks.retry != nil {
 			hooks.retry()
 		}
-		if a.Retry {
-			a.Wait = backoff(c.waitMin, c.waitMax, attempt-1, resp)
-		}
 		c.observe(ctx, a, false)
 		if err == nil {
+			c.retries.succeeded(retries)
 			if call.response != nil {
 				c.responseMu.Lock()
-				*call.response = ResponseInfo{StatusCode: resp.StatusCode, Header: c.masker.maskHeader(resp.Header), Attempts: attempt}
+				*call.response = ResponseInfo{StatusCode: resp.StatusCode, Header: c.masker.maskHeader(resp.Header), Attempts: attempt, RateLimit: ans.limit}
 				c.responseMu.Unlock()
 			}
 			return body.page, nil
 		}
 		last = withAttempts(err, u.Path, attempt)
+		if final != nil {
+			return nil, final
+		}
 		if !a.Retry {
 			return nil, last
+		}
+		if ans.throttled {
+			continue // the client-wide pause is the wait, taken in turn
 		}
 		if err := sleep(ctx, a.Wait); err != nil {
 			return nil, abandoned(err, last, attempt)
@@ -103,12 +142,7 @@ func (c *Client) getPageUnmasked(ctx context.Context, u *url.URL, labels bool, o
 // an error. resp is nil when no answer came; its body is always closed.
 // cutShort says a 2xx body ended early, which is retried like a dropped
 // connection.
-func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody, hooks attemptHooks) (resp *http.Response, cutShort bool, err error) {
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
+func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody, hooks attemptHooks) (resp *http.Response, cutShort bool, ans answer, err error) {
 	header := http.Header{"User-Agent": c.userAgent, "Accept": acceptJSON}
 	for k, vs := range extra {
 		header[k] = append(header[k], vs...)
@@ -116,39 +150,60 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	if sameOrigin(u, c.base) { // always, by construction; keyTransport checks again
 		header[canonicalKeyHeader] = c.apiKey()
 	}
-	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
 	if hooks.send != nil {
 		hooks.send() // the request is built: it waits only for its turn
 	}
+	// Its turn in the client's pacing comes after the walk's: a request
+	// holds a place among those in flight only while it is not waiting
+	// for another request. The attempt's timeout starts after its turn.
+	quotaWait, err := c.pace.turn(ctx)
+	if err != nil {
+		return nil, false, answer{unsent: true, quotaWait: quotaWait}, err
+	}
+	defer c.pace.done()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
+	sent := time.Now()
 	resp, err = c.http.Do(req)
 	if err != nil {
-		return nil, false, err
+		return nil, false, answer{quotaWait: quotaWait}, err
+	}
+	ans = c.pace.observe(resp, sent)
+	ans.quotaWait = quotaWait
+	if ans.limit != nil {
+		masked := *ans.limit
+		masked.Policy = c.masker.mask(masked.Policy)
+		ans.limit = &masked
 	}
 	body.buf.Reset()
 	readErr := c.readBody(resp.Body, &body.buf)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// a cut-short error body still says what it can
-		return resp, false, newAPIError(http.MethodGet, u.Path, resp, body.buf.Bytes(), c.masker)
+		return resp, false, ans, newAPIError(http.MethodGet, u.Path, resp, body.buf.Bytes(), c.masker)
 	}
 	if readErr == nil && hooks.read != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		hooks.read()
 	}
 	if readErr != nil {
-		return resp, !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
+		return resp, !errors.Is(readErr, errBodyTooLarge), ans, c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
 	}
 	page, err := decodePage(body.buf.Bytes(), labels, c.masker.mask)
 	if err != nil {
 		// JSON cut short behind complete framing is retried like a body
 		// cut short on the wire.
-		return resp, errors.Is(err, errTruncatedJSON), c.decodeError(u.Path, resp, body.buf.Bytes(), err)
+		return resp, errors.Is(err, errTruncatedJSON), ans, c.decodeError(u.Path, resp, body.buf.Bytes(), err)
 	}
 	if err := c.checkDeviations(ctx, u, page); err != nil {
-		return resp, false, c.decodeError(u.Path, resp, body.buf.Bytes(), err)
+		return resp, false, ans, c.decodeError(u.Path, resp, body.buf.Bytes(), err)
 	}
 	page.Next = absoluteNext(u, page.Next)
 	body.page = page
-	return resp, false, nil
+	return resp, false, ans, nil
 }
 
 var acceptJSON = []string{"application/json"}

@@ -9,6 +9,10 @@ type ResponseInfo struct {
 	Header http.Header
 	// Attempts is how many attempts the call made, the last one included.
 	Attempts int
+	// RateLimit is what the answer's headers said about the quota
+	// (RateLimit, RateLimit-Policy, X-RateLimit-*); nil when they said
+	// nothing.
+	RateLimit *RateLimit
 }
 
 // RequestID returns the ID the server or a proxy gave the request (see

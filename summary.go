@@ -3,6 +3,7 @@ package ugc
 import (
 	"context"
 	"log/slog"
+	"time"
 )
 
 // WalkSummary is what a walk did, for a job that reports or checks it after
@@ -72,11 +73,37 @@ type WalkSummary struct {
 	// they are not owed) it is only reported here; beyond, it is an error
 	// ([ErrIncomplete]).
 	Shortfall int
+	// Rate limits (issue 18). These are the Client's, over the time of
+	// the walk: a Client shared with other calls counts theirs too.
+	//
+	// Throttles counts the 429 and 503 answers.
+	Throttles int
+	// Pauses counts the client-wide pauses started: a throttle's named
+	// wait, or the reset of a quota an answer showed used up.
+	Pauses int
+	// QuotaWait is the time attempts waited for their turn: pauses, the
+	// configured or adaptive rate, the cap on requests in flight. Attempts
+	// in flight together wait together, so it may exceed the walk's time.
+	QuotaWait time.Duration
+	// FinalRate is the rate, in requests per second, the Client allowed
+	// itself at the end of the walk: the lower of [WithRateLimit]'s and
+	// the adaptive rate; 0 when neither applied.
+	FinalRate float64
+
 	// Checkpoint is where the walk stands after the last post handed to
 	// the caller: give it to [ResumeFrom] to go on from there, exactly,
 	// even after the last page (the resumed walk then yields only posts
 	// added since).
 	Checkpoint Checkpoint
+}
+
+// addThrottling writes into s the throttling of a walk, from the Client's
+// counters at its start and at its end ([Client.throttleStats]).
+func (s *WalkSummary) addThrottling(start, end throttleStats) {
+	s.Throttles = int(end.throttles - start.throttles)
+	s.Pauses = int(end.pauses - start.pauses)
+	s.QuotaWait = end.waited - start.waited
+	s.FinalRate = end.rate
 }
 
 // Checkpoint is where a walk stands, to resume it later with [ResumeFrom]:
@@ -205,6 +232,7 @@ func (w *walk) noteDeviations(devs []Deviation) {
 func (w *walk) finishSummary() {
 	w.sum.CountAtStart, w.sum.CountAtEnd = max(w.cur.count, 0), w.cur.last
 	w.sum.Retries = int(w.retries.Load())
+	w.sum.addThrottling(w.throttled, w.c.throttleStats())
 	if w.sum.Checkpoint == (Checkpoint{}) {
 		w.sum.Checkpoint = w.checkpoint(len(w.outAt))
 	}

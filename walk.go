@@ -39,6 +39,8 @@ type walk struct {
 	// logged counts the log lines of each kind of event, so that only the
 	// first of a kind is a warning.
 	logged [eventKinds]int
+	// throttled is the Client's throttling when the walk began.
+	throttled throttleStats
 }
 
 // run walks the list, yielding the pages of new posts, then, if the list

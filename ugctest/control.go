@@ -30,6 +30,9 @@ import (
 //	POST   /_ugcfake/posts/move       {"id": "...", "to": 0}
 //	POST   /_ugcfake/posts/shuffle    {"seed": 1}
 //	PUT    /_ugcfake/latency          {"latency": "50ms"}
+//	GET    /_ugcfake/quota            the quota, as QuotaConfig; null when none
+//	PUT    /_ugcfake/quota            {"rps": 20, "burst": 5}: set the quota (see WithQuota)
+//	DELETE /_ugcfake/quota            lift the quota
 //
 // For example, with curl:
 //
@@ -74,7 +77,7 @@ func (h *Handler) serveControl(w http.ResponseWriter, r *http.Request, route str
 
 // controlRoutes are the control API's routes, after ControlPath; a
 // request for one of them with another method is a 405.
-var controlRoutes = []string{"/rules", "/requests", "/latency", "/posts", "/posts/remove", "/posts/move", "/posts/shuffle"}
+var controlRoutes = []string{"/rules", "/requests", "/latency", "/quota", "/posts", "/posts/remove", "/posts/move", "/posts/shuffle"}
 
 // doControl carries out one control request and returns the answer.
 func (h *Handler) doControl(r *http.Request, route string) (int, any) {
@@ -99,6 +102,16 @@ func (h *Handler) doControl(r *http.Request, route string) (int, any) {
 		return http.StatusNoContent, nil
 	case "PUT /latency":
 		return h.controlSetLatency(r)
+	case "GET /quota":
+		if q, ok := h.Quota(); ok {
+			return http.StatusOK, q
+		}
+		return http.StatusOK, json.RawMessage("null")
+	case "PUT /quota":
+		return h.controlSetQuota(r)
+	case "DELETE /quota":
+		h.ClearQuota()
+		return http.StatusNoContent, nil
 	}
 	if r.Method == http.MethodPost && strings.HasPrefix(route, "/posts") {
 		return h.controlPosts(r, route)
@@ -149,6 +162,18 @@ func (h *Handler) controlSetLatency(r *http.Request) (int, any) {
 		return http.StatusBadRequest, fmt.Sprintf("latency %q is not a duration of at least 0", v.Latency)
 	}
 	h.SetLatency(d)
+	return http.StatusNoContent, nil
+}
+
+// controlSetQuota sets the quota in the body.
+func (h *Handler) controlSetQuota(r *http.Request) (int, any) {
+	var q QuotaConfig
+	if err := readJSON(r, &q); err != nil {
+		return http.StatusBadRequest, err.Error()
+	}
+	if err := h.SetQuota(q.RPS, q.Burst); err != nil {
+		return http.StatusBadRequest, err.Error()
+	}
 	return http.StatusNoContent, nil
 }
 

@@ -178,3 +178,50 @@ func TestControlAPIRoutes(t *testing.T) {
 		}
 	}
 }
+
+// TestControlAPIQuota sets, reads, refuses and lifts a quota over HTTP.
+func TestControlAPIQuota(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithControlAPI())
+	a := control(t, srv, http.MethodGet, "/quota", "")
+	require.Equal(t, http.StatusOK, a.status)
+	assert.Equal(t, "null", a.body)
+
+	require.Equal(t, http.StatusNoContent, control(t, srv, http.MethodPut, "/quota", `{"rps":0.5,"burst":1}`).status)
+	q, ok := srv.Quota()
+	require.True(t, ok)
+	assert.Equal(t, ugctest.QuotaConfig{RPS: 0.5, Burst: 1}, q)
+	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/posts?limit=1").status)
+	over := get(t, srv, "/v1/posts?limit=1")
+	assert.Equal(t, http.StatusTooManyRequests, over.status)
+	assert.Equal(t, `"Too many requests"`, over.body)
+	assert.Equal(t, "2", over.header.Get("Retry-After"))
+	assert.Equal(t, `"quota";q=1;w=2`, over.header.Get("RateLimit-Policy"))
+	assert.Equal(t, http.StatusOK, control(t, srv, http.MethodGet, "/requests", "").status, "control requests are not counted")
+
+	for _, body := range []string{`{"rps":0,"burst":1}`, `{"rps":5,"burst":0}`, `{"rps":5}`, `{"rate":5,"burst":1}`, `not json`} {
+		a := control(t, srv, http.MethodPut, "/quota", body)
+		assert.Equal(t, http.StatusBadRequest, a.status, body)
+	}
+	q, _ = srv.Quota()
+	assert.Equal(t, ugctest.QuotaConfig{RPS: 0.5, Burst: 1}, q, "a refused change changes nothing")
+
+	require.Equal(t, http.StatusNoContent, control(t, srv, http.MethodDelete, "/quota", "").status)
+	_, ok = srv.Quota()
+	assert.False(t, ok)
+	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/posts?limit=1").status)
+	assert.Equal(t, http.StatusMethodNotAllowed, control(t, srv, http.MethodPost, "/quota", "{}").status)
+}
+
+func TestWithQuotaRefusesBadValues(t *testing.T) {
+	t.Parallel()
+	for _, q := range []ugctest.QuotaConfig{{RPS: 0, Burst: 1}, {RPS: -1, Burst: 1}, {RPS: 1, Burst: 0}} {
+		_, err := ugctest.NewHandler(nil, "k", ugctest.WithQuota(q.RPS, q.Burst))
+		assert.Error(t, err, "%+v", q)
+	}
+	h, err := ugctest.NewHandler(nil, "k")
+	require.NoError(t, err)
+	assert.Error(t, h.SetQuota(1, 0))
+	_, ok := h.Quota()
+	assert.False(t, ok)
+}

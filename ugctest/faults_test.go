@@ -260,7 +260,8 @@ func TestRequestLog(t *testing.T) {
 	r := srv.Requests()
 	require.Len(t, r, 3)
 	assert.Equal(t, ugctest.Request{Method: "GET", Path: "/api/v1/posts", Query: map[string][]string{"limit": {"2"}, "market": {"de-de"}},
-		RawQuery: "limit=2&market=de-de", Header: r[0].Header, KeyValid: true, Status: 200, Duration: r[0].Duration}, r[0])
+		RawQuery: "limit=2&market=de-de", Header: r[0].Header, KeyValid: true, Status: 200, Arrived: r[0].Arrived, Duration: r[0].Duration}, r[0])
+	assert.False(t, r[0].Arrived.IsZero(), "arrival time")
 	assert.Equal(t, "[redacted]", r[0].Header.Get("X-Api-Key"))
 	assert.Equal(t, "/api/v1/inbox", r[1].Path)
 	assert.False(t, r[1].KeyValid)

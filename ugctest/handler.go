@@ -25,8 +25,9 @@ type Handler struct {
 	data      *store
 	rules     ruleSet
 	log       requestLog
-	control   bool       // serve the control API
-	tb        testing.TB // a Server's test, failed by an error of a setup method; nil for none
+	control   bool                  // serve the control API
+	tb        testing.TB            // a Server's test, failed by an error of a setup method; nil for none
+	quota     atomic.Pointer[quota] // nil: no quota
 
 	panicHook func() // tests: called while serving, to check recovery
 }
@@ -57,6 +58,11 @@ func NewHandler(ds *Dataset, apiKey string, opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("ugctest: NewHandler: invalid dataset: %w", err)
 	}
 	h := &Handler{key: []byte(apiKey), basePath: c.basePath, onRequest: c.onRequest, data: st, control: c.control}
+	if q := c.quota; q != nil {
+		if err := h.SetQuota(q.RPS, q.Burst); err != nil {
+			return nil, fmt.Errorf("ugctest: NewHandler: %w: %w", errQuotaOption, err)
+		}
+	}
 	h.latency.Store(int64(c.latency))
 	h.log.limit = c.logLimit
 	return h, nil
@@ -100,21 +106,38 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if fault.Kind == FaultStall {
 		wait(r, fault.Stall)
 	}
+	var (
+		q     *quota
+		quota = quotaState{allowed: true}
+	)
+	if fault.Kind == 0 {
+		if q = h.quota.Load(); q != nil {
+			quota = q.take(r.Header.Get("x-api-key"), time.Now())
+		}
+	}
 	bp := bodyPool.Get().(*[]byte)
 	defer func() {
 		if cap(*bp) <= 1<<20 {
 			bodyPool.Put(bp)
 		}
 	}()
-	resp := h.answer((*bp)[:0], r, keyValid, fault)
+	var resp response
+	if quota.allowed {
+		resp = h.answer((*bp)[:0], r, keyValid, fault)
+	} else {
+		resp = errorResponse((*bp)[:0], http.StatusTooManyRequests, MsgTooManyRequests)
+	}
 	*bp = resp.body[:0]
 	if h.log.limit != 0 || h.onRequest != nil { // the record costs a parse of the query and a copy of the headers
 		rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery, Header: loggedHeader(r.Header),
-			KeyValid: keyValid, Status: resp.status, Fault: fault.Kind, Rule: ruleName, Duration: time.Since(start)}
+			KeyValid: keyValid, Status: resp.status, Fault: fault.Kind, Rule: ruleName, OverQuota: !quota.allowed, Arrived: start, Duration: time.Since(start)}
 		h.log.add(rec)
 		if h.onRequest != nil {
 			h.onRequest(rec)
 		}
+	}
+	if q != nil {
+		q.setHeaders(w.Header(), quota)
 	}
 	write(w, resp, fault)
 }
@@ -143,6 +166,7 @@ func (h *Handler) answer(dst []byte, r *http.Request, keyValid bool, f Fault) re
 		resp := errorResponse(dst, http.StatusTooManyRequests, MsgTooManyRequests)
 		resp.retryAfter = f.RetryAfter
 		return resp
+
 	case FaultDropConnection:
 		return response{body: dst}
 	case FaultRespond:

@@ -16,6 +16,7 @@ type config struct {
 	logLimit  int
 	onRequest func(Request)
 	control   bool
+	quota     *QuotaConfig
 }
 
 func newConfig(opts []Option) config {

@@ -30,6 +30,11 @@ type Request struct {
 	// the rule that injected it (see [RuleStatus.String]).
 	Fault FaultKind `json:"fault,omitempty"`
 	Rule  string    `json:"rule,omitempty"`
+	// OverQuota reports a request refused with 429 by the quota (see
+	// [WithQuota]).
+	OverQuota bool `json:"overQuota,omitempty"`
+	// Arrived is when the request arrived, by the server's clock.
+	Arrived time.Time `json:"arrived"`
 	// Duration is the time from arrival to the decision on the answer,
 	// injected latency and stalls included.
 	Duration time.Duration `json:"duration"`

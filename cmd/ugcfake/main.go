@@ -57,6 +57,9 @@
 //	-latency    delay every response, such as 50ms
 //	-base-path  serve under a path prefix, such as /api
 //	-rule       a fault rule as JSON (repeatable)
+//	-quota      a quota per API key: rps[,burst], such as 20,5 (burst
+//	            default 1); over it, requests are answered 429 with
+//	            Retry-After and rate-limit headers (see ugctest.WithQuota)
 package main
 
 import (
@@ -144,6 +147,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		rules = append(rules, r)
 		return nil
 	})
+	var quota *ugctest.QuotaConfig
+	fs.Func("quota", "a quota per API key, `rps[,burst]`, such as 20,5 (burst default 1)", func(v string) error {
+		q, err := parseQuota(v)
+		if err != nil {
+			return err
+		}
+		quota = &q
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -176,10 +188,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if r.Rule != "" {
 				fault += " rule=" + strconv.Quote(r.Rule)
 			}
+			if r.OverQuota {
+				fault += " over-quota"
+			}
 			logger.Printf("%s %d key=%t fault=%s %s", escapeLog(line), r.Status, r.KeyValid, fault, r.Duration.Round(time.Microsecond))
 		}))
 	if err != nil {
 		return err
+	}
+	if quota != nil {
+		if err := h.SetQuota(quota.RPS, quota.Burst); err != nil {
+			return fmt.Errorf("-quota: %w", err)
+		}
 	}
 	for _, r := range rules {
 		if _, err := h.AddRule(r); err != nil {
@@ -267,4 +287,20 @@ func loadDataset(path string, posts int, seed uint64) (*ugctest.Dataset, error) 
 		return ugctest.Generate(posts, seed), nil
 	}
 	return ugctest.DefaultDataset(), nil
+}
+
+// parseQuota reads -quota: "rps" or "rps,burst".
+func parseQuota(v string) (ugctest.QuotaConfig, error) {
+	rpsText, burstText, hasBurst := strings.Cut(v, ",")
+	q := ugctest.QuotaConfig{Burst: 1}
+	var err error
+	if q.RPS, err = strconv.ParseFloat(strings.TrimSpace(rpsText), 64); err != nil || !(q.RPS > 0) || q.RPS > 1e6 {
+		return q, fmt.Errorf("rate %q is not a positive number of requests a second", rpsText)
+	}
+	if hasBurst {
+		if q.Burst, err = strconv.Atoi(strings.TrimSpace(burstText)); err != nil || q.Burst < 1 {
+			return q, fmt.Errorf("burst %q is not a count of at least 1", burstText)
+		}
+	}
+	return q, nil
 }

@@ -140,6 +140,9 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		"bad addr":       {"-addr", "nope"},
 		"extra argument": {"serve"},
 		"unknown flag":   {"-port", "1"},
+		"quota of 0":     {"-quota", "0"},
+		"quota burst 0":  {"-quota", "5,0"},
+		"quota not rps":  {"-quota", "fast"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -257,4 +260,36 @@ func TestCommandRejectsABadRule(t *testing.T) {
 		assert.Error(t, err, rule)
 		assert.Empty(t, out.String(), "no banner")
 	}
+}
+
+// TestCommandQuota: -quota puts the server behind a quota, which the
+// control API reads, changes and lifts.
+func TestCommandQuota(t *testing.T) {
+	t.Parallel()
+	_, b, _ := startCommand(t, "-quota", "1,2")
+	status, body := controlCall(t, b, http.MethodGet, "/quota", "")
+	require.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"rps":1,"burst":2}`, body)
+
+	get := func() *http.Response {
+		req, err := http.NewRequest(http.MethodGet, b.URL+"/v1/posts?limit=1", nil)
+		require.NoError(t, err)
+		req.Header.Set("x-api-key", b.APIKey)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp
+	}
+	codes := []int{get().StatusCode, get().StatusCode}
+	over := get()
+	assert.Equal(t, []int{200, 200}, codes, "the burst")
+	assert.Equal(t, http.StatusTooManyRequests, over.StatusCode)
+	assert.Equal(t, "1", over.Header.Get("Retry-After"))
+
+	status, _ = controlCall(t, b, http.MethodDelete, "/quota", "")
+	assert.Equal(t, http.StatusNoContent, status)
+	assert.Equal(t, http.StatusOK, get().StatusCode, "lifted")
+	status, body = controlCall(t, b, http.MethodGet, "/quota", "")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "null", body)
 }

@@ -1,0 +1,200 @@
+package ugc
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RateLimit is what one answer said about the client's quota, read from
+// the headers a server sends for it: the IETF fields RateLimit-Policy
+// ("default";q=100;w=60) and RateLimit ("default";r=40;t=30), their older
+// draft form RateLimit-Limit, -Remaining and -Reset, the common
+// X-RateLimit-Limit, -Remaining and -Reset, and Retry-After. Where the IETF
+// fields and the X- ones both say something, the IETF fields win, but for
+// a finer X-RateLimit-Reset within the same second as theirs.
+type RateLimit struct {
+	// Policy is the name of the quota policy (RateLimit-Policy), "" if none.
+	Policy string
+	// Limit is the quota: requests allowed per Window; -1 when not sent.
+	Limit int
+	// Window is the policy's window (the w parameter); 0 when not sent.
+	Window time.Duration
+	// Remaining is how many requests the quota still allows; -1 when not
+	// sent.
+	Remaining int
+	// Reset is how long until the quota is restored (RateLimit's t,
+	// X-RateLimit-Reset); 0 when not sent. X-RateLimit-Reset is read as
+	// seconds to wait when below 10⁹, as a Unix time in seconds when
+	// below 10¹², else in milliseconds; decimals are kept.
+	Reset time.Duration
+	// RetryAfter is the wait the answer named (Retry-After, in seconds or
+	// as an HTTP date); 0 when it named none. Retry-After has a resolution
+	// of one second: with a Reset less than a second before it, the two
+	// name the same instant, and RetryAfter is the more precise Reset.
+	RetryAfter time.Duration
+}
+
+// Rate returns the policy's rate in requests per second (Limit ÷ Window),
+// or 0 when the answer did not say both.
+func (r RateLimit) Rate() float64 {
+	if r.Limit <= 0 || r.Window <= 0 {
+		return 0
+	}
+	return float64(r.Limit) / r.Window.Seconds()
+}
+
+// namedWait is the wait a throttled answer names: its Retry-After, or its
+// Reset when nothing remains; 0 when it names none.
+func (r RateLimit) namedWait() time.Duration {
+	if r.RetryAfter > 0 {
+		return r.RetryAfter
+	}
+	if r.Remaining == 0 && r.Reset > 0 {
+		return r.Reset
+	}
+	return 0
+}
+
+// Canonical keys of the headers read.
+const (
+	hdrRetryAfter      = "Retry-After"
+	hdrRateLimit       = "Ratelimit"
+	hdrRateLimitPolicy = "Ratelimit-Policy"
+	hdrRLLimit         = "Ratelimit-Limit"
+	hdrRLRemaining     = "Ratelimit-Remaining"
+	hdrRLReset         = "Ratelimit-Reset"
+	hdrXLimit          = "X-Ratelimit-Limit"
+	hdrXRemaining      = "X-Ratelimit-Remaining"
+	hdrXReset          = "X-Ratelimit-Reset"
+)
+
+// maxNamedWait bounds any wait read from a header.
+const maxNamedWait = 24 * time.Hour
+
+// parseRateLimit reads the rate-limit headers of h at time now; ok is false
+// when h has none of them (a Retry-After alone counts).
+func parseRateLimit(h http.Header, now time.Time) (rl RateLimit, ok bool) {
+	rl = RateLimit{Limit: -1, Remaining: -1}
+	// The X- fields first: the IETF ones, read after, win.
+	if v, found := h[hdrXLimit]; found {
+		ok = true
+		rl.Limit = leadingInt(v[0])
+	}
+	if v, found := h[hdrXRemaining]; found {
+		ok = true
+		rl.Remaining = leadingInt(v[0])
+	}
+	var xReset time.Duration
+	if v, found := h[hdrXReset]; found {
+		ok = true
+		xReset = resetValue(v[0], now)
+		rl.Reset = xReset
+	}
+	if v, found := h[hdrRLLimit]; found {
+		ok = true
+		rl.Limit = leadingInt(v[0])
+	}
+	if v, found := h[hdrRLRemaining]; found {
+		ok = true
+		rl.Remaining = leadingInt(v[0])
+	}
+	if v, found := h[hdrRLReset]; found {
+		ok = true
+		rl.Reset = seconds(v[0])
+	}
+	if v, found := h[hdrRateLimitPolicy]; found {
+		ok = true
+		name, params := firstItem(v[0])
+		rl.Policy = name
+		if q, has := params["q"]; has {
+			rl.Limit = leadingInt(q)
+		}
+		if w, has := params["w"]; has {
+			rl.Window = seconds(w)
+		}
+	}
+	if v, found := h[hdrRateLimit]; found {
+		ok = true
+		_, params := firstItem(v[0])
+		if r, has := params["r"]; has {
+			rl.Remaining = leadingInt(r)
+		}
+		if t, has := params["t"]; has {
+			rl.Reset = seconds(t)
+		}
+	}
+	if xReset > 0 && rl.Reset > xReset && rl.Reset-xReset < time.Second {
+		rl.Reset = xReset // the IETF fields have whole seconds: the same instant, said less precisely
+	}
+	if v, found := h[hdrRetryAfter]; found {
+		ok = true
+		if d, parsed := parseRetryAfter(v[0], now); parsed {
+			rl.RetryAfter = d
+			if rl.Reset > d-time.Second && rl.Reset < d {
+				rl.RetryAfter = rl.Reset // the same instant, said in whole seconds
+			}
+		}
+	}
+	return rl, ok
+}
+
+// firstItem reads the first member of a structured-field list such as
+// `"default";q=100;w=60, "other";q=5`: its name (quotes removed) and its
+// parameters.
+func firstItem(v string) (string, map[string]string) {
+	item, _, _ := strings.Cut(v, ",")
+	parts := strings.Split(item, ";")
+	params := make(map[string]string, len(parts)-1)
+	for _, p := range parts[1:] {
+		k, val, _ := strings.Cut(p, "=")
+		params[strings.ToLower(strings.TrimSpace(k))] = strings.Trim(strings.TrimSpace(val), `"`)
+	}
+	return strings.Trim(strings.TrimSpace(parts[0]), `"`), params
+}
+
+// leadingInt reads the integer a value starts with ("100", "100, 100;w=60");
+// -1 when there is none or it is negative.
+func leadingInt(v string) int {
+	v = strings.TrimSpace(v)
+	end := 0
+	for end < len(v) && v[end] >= '0' && v[end] <= '9' {
+		end++
+	}
+	n, err := strconv.Atoi(v[:end])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// seconds reads a number of seconds, decimals allowed, as a duration
+// bounded by maxNamedWait; 0 when it is not a non-negative number.
+func seconds(v string) time.Duration {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f < 0 || math.IsNaN(f) {
+		return 0
+	}
+	return min(time.Duration(f*float64(time.Second)), maxNamedWait)
+}
+
+// resetValue reads X-RateLimit-Reset: seconds to wait, a Unix time in
+// seconds, or one in milliseconds, told apart by size.
+func resetValue(v string, now time.Time) time.Duration {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	var at time.Time
+	switch {
+	case f < 1e9:
+		return min(time.Duration(f*float64(time.Second)), maxNamedWait)
+	case f < 1e12:
+		at = time.Unix(0, int64(f*1e9))
+	default:
+		at = time.UnixMilli(int64(f))
+	}
+	return min(max(at.Sub(now), 0), maxNamedWait)
+}

@@ -1,0 +1,378 @@
+package ugc_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/ugctest"
+)
+
+const emptyPage = `{"count":0,"next":null,"nodes":[]}`
+
+// throttleServer answers with what answer returns for the n-th request
+// (from 1), and records when each request arrived.
+type throttleServer struct {
+	*httptest.Server
+	mu       sync.Mutex
+	arrivals []time.Time
+	n        atomic.Int64
+}
+
+func newThrottleServer(t *testing.T, answer func(n int64, w http.ResponseWriter)) *throttleServer {
+	t.Helper()
+	s := &throttleServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		now := time.Now()
+		s.mu.Lock()
+		s.arrivals = append(s.arrivals, now)
+		s.mu.Unlock()
+		answer(s.n.Add(1), w)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *throttleServer) requests() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.arrivals)
+}
+
+// throttle writes a 429 whose only named wait is a used-up quota's reset,
+// to the millisecond.
+func throttle(w http.ResponseWriter, reset time.Duration) {
+	w.Header().Set("X-RateLimit-Remaining", "0")
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprintf("%.3f", reset.Seconds()))
+	w.WriteHeader(http.StatusTooManyRequests)
+	fmt.Fprint(w, `"Too many requests"`)
+}
+
+func ok(w http.ResponseWriter) { fmt.Fprint(w, emptyPage) }
+
+// TestThrottlePausesTheWholeClient: N calls are in flight together and
+// every one is answered 429 naming a wait of 200 ms. No request arrives
+// before the first 429 was written plus its wait, and the retries after
+// the pause do not arrive together: the client spreads them at the rate it
+// then allows itself.
+func TestThrottlePausesTheWholeClient(t *testing.T) {
+	t.Parallel()
+	const (
+		n    = 6
+		wait = 200 * time.Millisecond
+	)
+	var (
+		arrived   sync.WaitGroup
+		firstSent atomic.Int64 // when the first 429 was written, Unix ns
+	)
+	arrived.Add(n)
+	srv := newThrottleServer(t, func(k int64, w http.ResponseWriter) {
+		if k > n {
+			ok(w)
+			return
+		}
+		arrived.Done()
+		arrived.Wait() // all n in flight together
+		firstSent.CompareAndSwap(0, time.Now().UnixNano())
+		throttle(w, wait)
+	})
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRetryWait(0, 0))
+	require.NoError(t, err)
+
+	var calls sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		calls.Add(1)
+		go func() {
+			defer calls.Done()
+			_, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 1})
+			errs <- err
+		}()
+	}
+	calls.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	got := srv.requests()
+	require.Len(t, got, 2*n, "each call: one 429, one success")
+	retries := got[n:]
+	pauseEnd := time.Unix(0, firstSent.Load()).Add(wait)
+	for i, at := range retries {
+		assert.False(t, at.Before(pauseEnd), "retry %d arrived %v before the pause ended", i, pauseEnd.Sub(at))
+	}
+	// No storm: the first retry is alone in its 50 ms, and the retries
+	// spread over at least half of what the adaptive rate (one request per
+	// named wait) would take.
+	together := 0
+	for _, at := range retries {
+		if at.Sub(retries[0]) < 50*time.Millisecond {
+			together++
+		}
+	}
+	assert.LessOrEqual(t, together, 2, "retries arriving with the first: %v", offsets(retries, pauseEnd))
+	assert.GreaterOrEqual(t, retries[n-1].Sub(retries[0]), (n-1)*wait/2, "retries spread: %v", offsets(retries, pauseEnd))
+}
+
+func offsets(ts []time.Time, from time.Time) []time.Duration {
+	out := make([]time.Duration, len(ts))
+	for i, t := range ts {
+		out[i] = t.Sub(from).Round(time.Millisecond)
+	}
+	return out
+}
+
+// TestThrottleDoesNotUseUpRetryMax: three 429s naming a wait, then a page,
+// with WithRetryMax(1): the throttles are retried by time, not by count.
+func TestThrottleDoesNotUseUpRetryMax(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, func(k int64, w http.ResponseWriter) {
+		if k <= 3 {
+			throttle(w, 10*time.Millisecond)
+			return
+		}
+		ok(w)
+	})
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRetryMax(1), ugc.WithRetryWait(0, 0))
+	require.NoError(t, err)
+	var info ugc.ResponseInfo
+	_, err = c.Posts(context.Background(), nil, ugc.WithResponseInto(&info))
+	require.NoError(t, err)
+	assert.Equal(t, 4, info.Attempts)
+}
+
+// TestThrottleBudgetEndsWithErrRateLimited: a server that throttles
+// forever ends the request once the throttle budget is spent, whatever
+// WithRetryMax says, with an error that matches ErrRateLimited and holds
+// the last 429.
+func TestThrottleBudgetEndsWithErrRateLimited(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, func(_ int64, w http.ResponseWriter) { throttle(w, 20*time.Millisecond) })
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRetryMax(1), ugc.WithRetryWait(0, 0), ugc.WithThrottleBudget(150*time.Millisecond))
+	require.NoError(t, err)
+	_, err = c.Posts(context.Background(), nil)
+	require.ErrorIs(t, err, ugc.ErrRateLimited)
+	var te *ugc.ThrottleError
+	require.ErrorAs(t, err, &te)
+	var apiErr *ugc.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
+	assert.Same(t, te.Err, apiErr)
+	assert.Greater(t, apiErr.Attempts, 2, "more attempts than WithRetryMax allows ordinary failures")
+	assert.Len(t, srv.requests(), apiErr.Attempts)
+	assert.LessOrEqual(t, te.Waited+te.Wait, 150*time.Millisecond+te.Wait)
+	assert.Greater(t, te.Waited+te.Wait, 150*time.Millisecond, "it ends when the next wait would pass the budget")
+	assert.Contains(t, err.Error(), "throttle budget of 150ms spent")
+}
+
+func TestThrottleBudgetRefusesAWaitLongerThanItselfAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, func(_ int64, w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprint(w, `"Down for maintenance"`)
+	})
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithThrottleBudget(time.Minute))
+	require.NoError(t, err)
+	_, err = c.Posts(context.Background(), nil)
+	require.ErrorIs(t, err, ugc.ErrRateLimited, "a 503 naming a wait is a throttle")
+	require.ErrorIs(t, err, ugc.ErrServer)
+	var te *ugc.ThrottleError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, time.Hour, te.Wait)
+	assert.Len(t, srv.requests(), 1, "no waiting for a wait beyond the budget")
+}
+
+// TestRetryBudgetBoundsRetriesInAnOutage: every answer is a 500. Forty
+// calls on one client, eight at a time, each allowed four retries, make
+// at most their own forty attempts plus the budget's ten retries, where
+// without a budget they would make two hundred.
+func TestRetryBudgetBoundsRetriesInAnOutage(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, func(_ int64, w http.ResponseWriter) {
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, `"Something went wrong"`)
+	})
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRetryMax(4), ugc.WithRetryWait(0, 0), ugc.WithRetryBudget(10))
+	require.NoError(t, err)
+	var (
+		wg        sync.WaitGroup
+		exhausted atomic.Int64
+	)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				_, err := c.Posts(context.Background(), nil)
+				assert.ErrorIs(t, err, ugc.ErrServer)
+				if errors.Is(err, ugc.ErrRetryBudgetExhausted) {
+					exhausted.Add(1)
+					var apiErr *ugc.APIError
+					assert.ErrorAs(t, err, &apiErr, "the attempt's error is kept")
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	assert.LessOrEqual(t, len(srv.requests()), 40+10)
+	assert.Positive(t, exhausted.Load())
+}
+
+// TestRetryBudgetRefillsOnSuccess: a call that succeeds after its retries
+// gives their tokens back, so a flaky but working server never drains it.
+func TestRetryBudgetRefillsOnSuccess(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, func(k int64, w http.ResponseWriter) {
+		if k%2 == 1 {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		ok(w)
+	})
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRetryWait(0, 0), ugc.WithRetryBudget(1))
+	require.NoError(t, err)
+	for i := range 50 {
+		_, err := c.Posts(context.Background(), nil)
+		require.NoError(t, err, "call %d", i)
+	}
+}
+
+func TestRateLimitWaitEndsWithTheContext(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, func(_ int64, w http.ResponseWriter) { ok(w) })
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRateLimit(0.001, 1))
+	require.NoError(t, err)
+	_, err = c.Posts(context.Background(), nil)
+	require.NoError(t, err, "the burst allows the first")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err = c.Posts(ctx, nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Len(t, srv.requests(), 1, "the second waited for its turn and was never sent")
+}
+
+func TestRateLimitOptionsRefuseBadValues(t *testing.T) {
+	t.Parallel()
+	for name, opt := range map[string]ugc.Option{
+		"zero rate":        ugc.WithRateLimit(0, 1),
+		"negative rate":    ugc.WithRateLimit(-1, 1),
+		"infinite rate":    ugc.WithRateLimit(1e300, 1),
+		"zero burst":       ugc.WithRateLimit(1, 0),
+		"negative budget":  ugc.WithThrottleBudget(-time.Second),
+		"negative retries": ugc.WithRetryBudget(-1),
+	} {
+		_, err := ugc.NewClient("https://api.example.com", "k", opt)
+		assert.Error(t, err, name)
+	}
+}
+
+// TestObserverAndLoggerSeeThrottlesAndPauses: the throttled attempt says
+// so, with the pause it started; the attempt after it says how long it
+// waited for its turn; the log has a line for each.
+func TestObserverAndLoggerSeeThrottlesAndPauses(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, func(k int64, w http.ResponseWriter) {
+		if k == 1 {
+			throttle(w, 30*time.Millisecond)
+			return
+		}
+		ok(w)
+	})
+	var (
+		mu   sync.Mutex
+		seen []ugc.AttemptInfo
+		logs bytes.Buffer
+	)
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRetryWait(0, 0),
+		ugc.WithAttemptObserver(func(_ context.Context, a ugc.AttemptInfo) { mu.Lock(); seen = append(seen, a); mu.Unlock() }),
+		ugc.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	require.NoError(t, err)
+	_, err = c.Posts(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, seen, 2)
+	first, second := seen[0], seen[1]
+	assert.True(t, first.Throttled)
+	assert.True(t, first.Retry)
+	assert.Equal(t, 30*time.Millisecond, first.Pause)
+	assert.Equal(t, 30*time.Millisecond, first.Wait)
+	require.NotNil(t, first.RateLimit)
+	assert.Equal(t, 0, first.RateLimit.Remaining)
+	assert.False(t, second.Throttled)
+	assert.Positive(t, second.QuotaWait, "the second attempt waited for the pause")
+	assert.Contains(t, logs.String(), `msg="ugc: throttled, the client pauses"`)
+	assert.Contains(t, logs.String(), "pause=30ms")
+	assert.Contains(t, logs.String(), "quota_wait=")
+}
+
+// TestResponseInfoHoldsTheQuota: the fake's quota headers reach the
+// caller, read.
+func TestResponseInfoHoldsTheQuota(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithQuota(100, 3))
+	c := srv.Client()
+	var info ugc.ResponseInfo
+	_, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 2}, ugc.WithResponseInto(&info))
+	require.NoError(t, err)
+	require.NotNil(t, info.RateLimit)
+	assert.Equal(t, ugc.RateLimit{Policy: "quota", Limit: 100, Window: time.Second, Remaining: 2, Reset: 0}, *info.RateLimit)
+	assert.InDelta(t, 100, info.RateLimit.Rate(), 1e-9)
+}
+
+// TestNoThrottleStormOnTheFakesQuota walks the fake behind generated
+// quotas in every mode, with the default options and with WithRateLimit set
+// to the quota: every walk is complete, and the 429s stay within a tenth of
+// the requests (none with the rate set), give or take one for timing.
+func TestNoThrottleStormOnTheFakesQuota(t *testing.T) {
+	t.Parallel()
+	const posts = 300 // 13 requests at a limit of 25
+	ds := ugctest.Generate(posts, 18)
+	for _, rps := range []float64{150, 300} {
+		for _, burst := range []int{1, 4} {
+			for _, mode := range iterModes {
+				for _, configured := range []bool{false, true} {
+					name := fmt.Sprintf("%v/%d/%s/rate-set=%t", rps, burst, mode.name, configured)
+					t.Run(name, func(t *testing.T) {
+						t.Parallel()
+						srv := ugctest.NewServer(t, ugctest.WithDataset(ds), ugctest.WithQuota(rps, burst), ugctest.WithRequestLogLimit(-1))
+						var opts []ugc.Option
+						if configured {
+							opts = append(opts, ugc.WithRateLimit(rps, burst))
+						}
+						c := srv.Client(opts...)
+						n := 0
+						for _, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, mode.opts...) {
+							require.NoError(t, err)
+							n++
+						}
+						assert.Equal(t, posts, n)
+						reqs, refused := 0, 0
+						for _, r := range srv.Requests() {
+							reqs++
+							if r.OverQuota {
+								refused++
+							}
+						}
+						limit := max(reqs/10, 2) // a tenth, give or take one for timing on a loaded machine
+						if configured {
+							limit = 1
+						}
+						assert.LessOrEqual(t, refused, limit, "429s among %d requests", reqs)
+					})
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package ugctest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// A quota makes the fake answer like a metered API: each API key (the
+// x-api-key value, whether valid or not) has a token bucket of rps tokens
+// a second holding at most burst (golang.org/x/time/rate); a request that
+// finds no token is answered 429 with the body [MsgTooManyRequests], and
+// the bucket is left as it was. It is a quota by time: a client that keeps
+// to rps requests a second, in bursts of at most burst, is never refused.
+//
+// Every answer to a request under a quota (a page, an error, a 429)
+// carries the quota's state, in the IETF fields and the common ones:
+//
+//	RateLimit-Policy: "quota";q=<rps·w>;w=<w>    (w is 1 s, or more for rps < 1)
+//	RateLimit: "quota";r=<remaining>;t=<reset, whole seconds, rounded up>
+//	X-RateLimit-Limit: <rps·w>
+//	X-RateLimit-Remaining: <whole tokens left>
+//	X-RateLimit-Reset: <seconds until one more request is allowed, to the millisecond, rounded up>
+//
+// and a 429 also carries Retry-After: the seconds until a token, rounded
+// up (at least 1, as Retry-After has whole seconds); X-RateLimit-Reset
+// says the same instant to the millisecond. Reset is 0 while tokens
+// remain.
+//
+// Control requests are not counted. Faults come first: a request a rule
+// fires on takes no token.
+type quota struct {
+	mu      sync.Mutex
+	rps     float64
+	burst   int
+	buckets map[string]*rate.Limiter
+}
+
+// maxQuotaKeys bounds the keys a quota tracks: past it, the buckets start
+// again full (a client sending random keys cannot grow the map).
+const maxQuotaKeys = 10000
+
+// WithQuota puts the server behind a quota of rps requests a second per
+// API key, in bursts of at most burst (see [Handler.SetQuota]). An option
+// that cannot work (rps not positive, burst below 1) makes [NewHandler]
+// return an error, and [NewServer] fail the test.
+func WithQuota(rps float64, burst int) Option {
+	return func(c *config) { c.quota = &QuotaConfig{RPS: rps, Burst: burst} }
+}
+
+// QuotaConfig is a quota, as the control API reads and writes it (see
+// [ControlPath]): {"rps": 20, "burst": 5}.
+type QuotaConfig struct {
+	RPS   float64 `json:"rps"`
+	Burst int     `json:"burst"`
+}
+
+func (q QuotaConfig) check() error {
+	if !(q.RPS > 0) || math.IsInf(q.RPS, 1) || q.RPS > 1e6 {
+		return fmt.Errorf("quota rate %v is not a positive number of requests a second (at most 10⁶)", q.RPS)
+	}
+	if q.Burst < 1 {
+		return fmt.Errorf("quota burst %d is below 1", q.Burst)
+	}
+	return nil
+}
+
+// SetQuota puts the handler behind a quota of rps requests a second per
+// API key, in bursts of at most burst, replacing any quota (every key's
+// bucket starts full). It returns an error, changing nothing, for a rate
+// that is not positive and finite or a burst below 1. Safe to call while
+// the handler serves.
+func (h *Handler) SetQuota(rps float64, burst int) error {
+	q := QuotaConfig{RPS: rps, Burst: burst}
+	if err := q.check(); err != nil {
+		return fmt.Errorf("ugctest: SetQuota: %w", err)
+	}
+	h.quota.Store(&quota{rps: rps, burst: burst, buckets: map[string]*rate.Limiter{}})
+	return nil
+}
+
+// ClearQuota lifts the quota: every request is served again.
+func (h *Handler) ClearQuota() { h.quota.Store(nil) }
+
+// Quota returns the handler's quota, and false when it has none.
+func (h *Handler) Quota() (QuotaConfig, bool) {
+	q := h.quota.Load()
+	if q == nil {
+		return QuotaConfig{}, false
+	}
+	return QuotaConfig{RPS: q.rps, Burst: q.burst}, true
+}
+
+// quotaState is a request's place in the quota: whether it was allowed,
+// and what the headers say.
+type quotaState struct {
+	allowed   bool
+	remaining int
+	wait      time.Duration // until one more request is allowed; 0 while tokens remain
+}
+
+// take takes a token from key's bucket at now, if there is one.
+func (q *quota) take(key string, now time.Time) quotaState {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	lim := q.buckets[key]
+	if lim == nil {
+		if len(q.buckets) >= maxQuotaKeys {
+			clear(q.buckets)
+		}
+		lim = rate.NewLimiter(rate.Limit(q.rps), q.burst)
+		q.buckets[key] = lim
+	}
+	st := quotaState{allowed: lim.AllowN(now, 1)}
+	tokens := lim.TokensAt(now)
+	st.remaining = max(int(tokens), 0)
+	if tokens < 1 {
+		st.wait = time.Duration((1 - tokens) / q.rps * float64(time.Second))
+	}
+	return st
+}
+
+// window returns the policy's window and quota: 1 s and rps, or for a rate
+// below one a second, the seconds one request takes and 1.
+func (q *quota) window() (w, limit int) {
+	if q.rps >= 1 {
+		return 1, int(math.Round(q.rps))
+	}
+	return int(math.Ceil(1 / q.rps)), 1
+}
+
+// setHeaders writes the quota's state into hdr, and Retry-After when the
+// request was refused.
+func (q *quota) setHeaders(hdr http.Header, st quotaState) {
+	w, limit := q.window()
+	reset := math.Ceil(st.wait.Seconds()*1000) / 1000 // to the millisecond, rounded up: never "0.000" for a wait
+	hdr["Ratelimit-Policy"] = []string{`"quota";q=` + strconv.Itoa(limit) + ";w=" + strconv.Itoa(w)}
+	hdr["Ratelimit"] = []string{`"quota";r=` + strconv.Itoa(st.remaining) + ";t=" + strconv.Itoa(int(math.Ceil(reset)))}
+	hdr["X-Ratelimit-Limit"] = []string{strconv.Itoa(limit)}
+	hdr["X-Ratelimit-Remaining"] = []string{strconv.Itoa(st.remaining)}
+	hdr["X-Ratelimit-Reset"] = []string{strconv.FormatFloat(reset, 'f', 3, 64)}
+	if !st.allowed {
+		hdr["Retry-After"] = []string{strconv.Itoa(max(int(math.Ceil(reset)), 1))}
+	}
+}
+
+// errQuotaOption is returned by NewHandler for a WithQuota that cannot work.
+var errQuotaOption = errors.New("WithQuota")
