@@ -74,9 +74,9 @@
 // [*DriftError]); a move together with other changes can go unnoticed and
 // cost the moved post: see [DriftFail].
 //
-//   - Prefetch (on by default, [WithPrefetch]): the next page is in flight
-//     while the caller handles the current one.
-//   - Parallel ([WithConcurrency]): up to n pages in flight, posts still in
+//   - Prefetch (on by default, [WithReadAhead] 1): the next page is in
+//     flight while the caller handles the current one.
+//   - Parallel ([WithReadAhead] n): up to n pages in flight, posts still in
 //     order, memory bounded by n pages; each boundary between pages is
 //     checked as in a sequential walk, and requests a page proves wrong are
 //     cancelled and sent again.
