@@ -25,6 +25,7 @@ require (
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/time v0.14.0 // indirect
 )
 
 replace github.com/ugcposts/ugc-go => ../..
