@@ -11,7 +11,10 @@ import (
 // AWS SDKs' adaptive retry mode do. A throttle halves the rate (and the
 // requests in flight); every second without one gives back a tenth of the
 // rate before the cut, up to the server's policy rate when it sent one
-// (and then the rate is back at the policy's within a second).
+// (and then the rate is back at the policy's within a second). After a
+// first throttle without a policy, nothing tells the server's rate yet:
+// the rate starts from what the client saw and doubles every 250 ms until
+// the next throttle (TCP's slow start).
 // It is arithmetic on the times it is given, so tests drive it with a
 // clock of their own; the caller serialises the calls.
 type adaptiveRate struct {
@@ -21,6 +24,10 @@ type adaptiveRate struct {
 	since time.Time
 	// step is the additive increase, in requests per second per second.
 	step float64
+	// probe is set after a first throttle that gave no measure of the
+	// server's rate: the rate then doubles every aimdDoubling (TCP's slow
+	// start) until the next throttle shows where the limit is.
+	probe bool
 	// ceiling is the most the rate grows to: the server's policy rate;
 	// 0: none.
 	ceiling float64
@@ -35,6 +42,8 @@ const (
 	aimdIncrease    = 0.1  // of the rate before a cut, given back per second
 	aimdMinRate     = 0.05 // requests per second: one every 20 s
 	aimdMaxInflight = 64   // a cap that grows past this is lifted
+	aimdDoubling    = 250 * time.Millisecond
+	aimdMaxRate     = 1e6 // requests per second: a probe stops doubling here
 )
 
 // engaged reports whether the controller caps anything.
@@ -45,7 +54,11 @@ func (a *adaptiveRate) rate(now time.Time) float64 {
 	if a.base <= 0 {
 		return math.Inf(1)
 	}
-	r := a.base + a.step*max(now.Sub(a.since).Seconds(), 0)
+	elapsed := max(now.Sub(a.since).Seconds(), 0)
+	r := a.base + a.step*elapsed
+	if a.probe {
+		r = min(a.base*math.Exp2(elapsed/aimdDoubling.Seconds()), aimdMaxRate)
+	}
 	if a.ceiling > 0 {
 		r = min(r, a.ceiling)
 	}
@@ -65,11 +78,16 @@ func (a *adaptiveRate) throttled(now, sent time.Time, measured float64, wait tim
 	switch {
 	case a.engaged():
 		before = a.rate(now)
+		a.probe = false
 	default:
+		// The first throttle, and no policy: what the client sent says
+		// nothing of the server's rate (a burst is throttled in
+		// milliseconds), so start low and probe up.
 		before = measured
 		if wait > 0 {
 			before = max(before, 1/wait.Seconds()/aimdDecrease)
 		}
+		a.probe = true
 	}
 	a.base = max(before*aimdDecrease, aimdMinRate)
 	a.step = max(before*aimdIncrease, aimdMinRate)

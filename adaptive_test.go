@@ -28,7 +28,7 @@ func TestAdaptiveRateIsUncappedUntilEngaged(t *testing.T) {
 	assert.Equal(t, 0, a.inflight, "no cap on requests in flight")
 }
 
-func TestAdaptiveRateFirstThrottleHalvesTheMeasuredRate(t *testing.T) {
+func TestAdaptiveRateFirstThrottleHalvesTheMeasuredRateThenProbes(t *testing.T) {
 	t.Parallel()
 	var a adaptiveRate
 	a.throttled(at(0), at(-time.Millisecond), 80, 50*time.Millisecond, 16)
@@ -37,10 +37,15 @@ func TestAdaptiveRateFirstThrottleHalvesTheMeasuredRate(t *testing.T) {
 	// larger, halved.
 	assert.InDelta(t, 40, a.rate(at(0)), 1e-9)
 	assert.Equal(t, 8, a.inflight, "half the requests in flight")
-	// Additive increase: a tenth of the rate before the cut per second.
-	assert.InDelta(t, 48, a.rate(at(1*time.Second)), 1e-9)
-	assert.InDelta(t, 80, a.rate(at(5*time.Second)), 1e-9)
-	assert.InDelta(t, 120, a.rate(at(10*time.Second)), 1e-9, "no ceiling without a policy")
+	// Nothing tells the server's rate yet: it doubles every 250 ms.
+	assert.InDelta(t, 80, a.rate(at(250*time.Millisecond)), 1e-9)
+	assert.InDelta(t, 640, a.rate(at(time.Second)), 1e-9)
+	// The next throttle ends the probe: halved from where it was, then
+	// additive increase, a tenth of the rate before the cut per second.
+	a.throttled(at(time.Second), at(time.Second), 0, 0, 8)
+	assert.InDelta(t, 320, a.rate(at(time.Second)), 1e-9)
+	assert.InDelta(t, 320+64, a.rate(at(2*time.Second)), 1e-9)
+	assert.InDelta(t, 320+640, a.rate(at(11*time.Second)), 1e-9, "no ceiling without a policy")
 }
 
 func TestAdaptiveRateWithoutMeasureStartsFromTheNamedWait(t *testing.T) {
@@ -66,10 +71,12 @@ func TestAdaptiveRateThrottlesOfOneCongestionCutOnce(t *testing.T) {
 	assert.InDelta(t, 50, a.base, 1e-9)
 	assert.Equal(t, 4, a.inflight)
 	// A request sent after the cut that is throttled cuts again, from the
-	// rate reached.
-	a.throttled(at(2*time.Second), at(time.Second), 100, 0, 8)
-	assert.InDelta(t, (50+2*10)*aimdDecrease, a.base, 1e-9)
+	// rate reached (the probe's: 50 doubled four times in a second).
+	a.throttled(at(time.Second), at(500*time.Millisecond), 100, 0, 8)
+	assert.InDelta(t, 50*16*aimdDecrease, a.base, 1e-9)
 	assert.Equal(t, 2, a.inflight)
+	a.throttled(at(2*time.Second), at(1500*time.Millisecond), 100, 0, 8)
+	assert.InDelta(t, (400+80)*aimdDecrease, a.base, 1e-9, "additive after the probe")
 }
 
 func TestAdaptiveRatePolicyIsTheCeilingAndComesBackWithinASecond(t *testing.T) {

@@ -11,6 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,9 +23,11 @@ import (
 
 // BenchmarkQuotaWalk walks 2,000 posts (limit 25) behind a quota of 20, 50
 // and 200 requests a second (burst 5), in each mode, with WithRateLimit set
-// to the quota and with the default options. It reports the walk's time
-// over requests ÷ quota (x-ideal), the 429s, the requests and the walks
-// that failed with ErrRateLimited (or anything else).
+// to the quota (rate-set), with the default options (default), and with the
+// default options against a server that sends no rate-limit header but
+// Retry-After, in whole seconds (default-retry-after-only). It reports the
+// walk's time over requests ÷ quota (x-ideal), the 429s, the requests and
+// the walks that failed with ErrRateLimited (or anything else).
 func BenchmarkQuotaWalk(b *testing.B) {
 	const (
 		posts = 2000
@@ -39,22 +44,29 @@ func BenchmarkQuotaWalk(b *testing.B) {
 		{"parallel-16", []ugc.Option{ugc.WithReadAhead(16)}},
 	}
 	for _, rps := range []float64{20, 50, 200} {
-		for _, configured := range []bool{true, false} {
+		for _, options := range []string{"rate-set", "default", "default-retry-after-only"} {
 			for _, mode := range modes {
-				options := "default"
-				if configured {
-					options = "rate-set"
-				}
 				b.Run(fmt.Sprintf("quota=%v/%s/%s", rps, options, mode.name), func(b *testing.B) {
 					var elapsed time.Duration
 					var requests, refused, rateLimited, failed int
 					for b.Loop() {
-						srv := ugctest.NewServer(b, ugctest.WithDataset(ds), ugctest.WithQuota(rps, burst), ugctest.WithRequestLogLimit(-1))
-						opts := []ugc.Option{ugc.WithRetryWait(ugc.DefaultRetryWaitMin, ugc.DefaultRetryWaitMax)}
-						if configured {
+						h, err := ugctest.NewHandler(ds, "bench-key", ugctest.WithQuota(rps, burst), ugctest.WithRequestLogLimit(-1))
+						if err != nil {
+							b.Fatal(err)
+						}
+						var handler http.Handler = h
+						if options == "default-retry-after-only" {
+							handler = retryAfterOnly(h) // a server that says nothing but Retry-After
+						}
+						srv := httptest.NewServer(handler)
+						opts := []ugc.Option{ugc.WithStrictDecoding()}
+						if options == "rate-set" {
 							opts = append(opts, ugc.WithRateLimit(rps, burst))
 						}
-						c := srv.Client(opts...)
+						c, err := ugc.NewClient(srv.URL, "bench-key", opts...)
+						if err != nil {
+							b.Fatal(err)
+						}
 						n := 0
 						start := time.Now()
 						for _, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: ugc.MaxLimit}, mode.opts...) {
@@ -69,10 +81,11 @@ func BenchmarkQuotaWalk(b *testing.B) {
 							n++
 						}
 						elapsed += time.Since(start)
+						srv.Close()
 						if n != posts && failed+rateLimited == 0 {
 							b.Fatalf("%d posts, want %d", n, posts)
 						}
-						for _, r := range srv.Requests() {
+						for _, r := range h.Requests() {
 							requests++
 							if r.OverQuota {
 								refused++
@@ -90,4 +103,23 @@ func BenchmarkQuotaWalk(b *testing.B) {
 			}
 		}
 	}
+}
+
+// retryAfterOnly strips every rate-limit header but Retry-After from h's
+// answers.
+func retryAfterOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&strippingWriter{ResponseWriter: w}, r)
+	})
+}
+
+type strippingWriter struct{ http.ResponseWriter }
+
+func (w *strippingWriter) WriteHeader(code int) {
+	for k := range w.Header() {
+		if strings.HasPrefix(k, "Ratelimit") || strings.HasPrefix(k, "X-Ratelimit") {
+			w.Header().Del(k)
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
 }
