@@ -376,3 +376,26 @@ func TestNoThrottleStormOnTheFakesQuota(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkSummaryCountsItsThrottles: a walk behind the fake's quota, with a
+// burst smaller than the walk, is throttled or paced; its summary says so
+// (throttles and pauses of the Client over the walk, the time waited, the
+// rate it ended at), and a second walk's summary counts only its own.
+func TestWalkSummaryCountsItsThrottles(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(200, 3)), ugctest.WithQuota(200, 2))
+	c := srv.Client()
+	var first, second ugc.WalkSummary
+	for _, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 10}, ugc.WithSummary(&first)) {
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 200, first.Posts)
+	assert.Positive(t, first.Throttles+first.Pauses, "the quota showed in the summary")
+	assert.Positive(t, first.QuotaWait, "the walk waited for its turn")
+	assert.Positive(t, first.FinalRate, "the client capped its rate from the quota's headers")
+	for _, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, ugc.WithSummary(&second)) {
+		require.NoError(t, err)
+	}
+	assert.LessOrEqual(t, second.Throttles, second.Requests, "a walk counts its own throttles, not the first walk's")
+	assert.LessOrEqual(t, second.Pauses, second.Requests, "and its own pauses")
+}
