@@ -241,7 +241,9 @@
 //   - without a configured rate, the client is adaptive: the first
 //     throttle, or a RateLimit-Policy header, makes it cap its own rate
 //     and its requests in flight, and raise them while answers succeed
-//     (AIMD); until then it sends as fast as it is asked to;
+//     (AIMD; after a first throttle with no policy, it probes up, doubling
+//     every 250 ms until the next); until then it sends as fast as it is
+//     asked to;
 //   - a throttle is retried by time, not by attempts: it does not use up
 //     [WithRetryMax]; a request throttled for longer than
 //     [DefaultThrottleBudget] ([WithThrottleBudget]) ends with a
