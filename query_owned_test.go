@@ -1,0 +1,93 @@
+package ugc_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/ugcposts/ugc-go"
+)
+
+// TestTheWalksQueryIsTheCallers: a next link supplies the position only.
+// One that leaves the caller's filter, market or include out is repaired
+// (every request carries the caller's, QueryRestored counts it); one that
+// names another value for any of them is refused after its page, with
+// ErrBadNext, before any request with that value is sent.
+func TestTheWalksQueryIsTheCallers(t *testing.T) {
+	t.Parallel()
+	label := "aaaaaaaaaaaaaaaaaaaaaaa1"
+	params := &ugc.PostsParams{Limit: 2, Market: "de-de", Include: []ugc.Include{ugc.IncludeLabels},
+		Filter: ugc.Filter{ugc.AnyLabel(label)}}
+	for _, tc := range []struct {
+		name    string
+		extra   string // what the next link carries besides skip and limit
+		refused bool
+	}{
+		{"skip and limit only", "", false},
+		{"the same query, written otherwise", "&market=de-de&include=labels&filter=" + url.QueryEscape(`[ {"type":"label","values":["`+label+`"],"operator":"OR"} ]`), false},
+		{"another market", "&market=fr-fr", true},
+		{"another include", "&include=", true},
+		{"another filter", "&filter=" + url.QueryEscape(`[{"type":"label","operator":"OR","values":["bbbbbbbbbbbbbbbbbbbbbbb2"]}]`), true},
+		{"the caller's market first, another after it (the first counts, as on the server)", "&market=de-de&market=fr-fr", false},
+	} {
+		for _, mode := range iterModes {
+			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
+				t.Parallel()
+				var mu sync.Mutex
+				var queries []url.Values
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					q := r.URL.Query()
+					mu.Lock()
+					queries = append(queries, q)
+					mu.Unlock()
+					skip, _ := strconv.Atoi(q.Get("skip"))
+					limit, _ := strconv.Atoi(q.Get("limit"))
+					var nodes string
+					end := min(skip+limit, 6)
+					for i := skip; i < end; i++ {
+						if nodes != "" {
+							nodes += ","
+						}
+						nodes += fmt.Sprintf(`{"id":"p%d","createdAt":"2024-05-01T12:00:00Z","media":{"location":"m"},"taggedProducts":[],"labels":[]}`, i)
+					}
+					next := "null"
+					if end < 6 {
+						next = strconv.Quote(fmt.Sprintf("http://%s/v1/posts?skip=%d&limit=%d%s", r.Host, end, limit, tc.extra))
+					}
+					fmt.Fprintf(w, `{"count":6,"next":%s,"nodes":[%s]}`, next, nodes)
+				}))
+				t.Cleanup(srv.Close)
+				c, err := ugc.NewClient(srv.URL, "query-key", ugc.WithRetryWait(0, 0))
+				require.NoError(t, err)
+				var sum ugc.WalkSummary
+				got := walkAll(c.AllPosts(context.Background(), params, append(mode.opts, ugc.WithSummary(&sum))...))
+				mu.Lock()
+				defer mu.Unlock()
+				for _, q := range queries {
+					assert.Equal(t, "de-de", q.Get("market"), "every request carries the caller's market")
+					assert.Equal(t, "labels", q.Get("include"))
+					f, err := ugc.ParseFilter(q.Get("filter"))
+					require.NoError(t, err)
+					assert.Equal(t, params.Filter.String(), f.String())
+				}
+				if tc.refused {
+					require.ErrorIs(t, got.err, ugc.ErrBadNext)
+					assert.Equal(t, []string{"p0", "p1"}, got.ids, "the page that carried the link came first")
+					return
+				}
+				require.NoError(t, got.err)
+				assert.Equal(t, []string{"p0", "p1", "p2", "p3", "p4", "p5"}, got.ids)
+				if tc.extra == "" {
+					assert.Positive(t, sum.QueryRestored, "the repair is counted")
+				}
+			})
+		}
+	}
+}
