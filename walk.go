@@ -160,12 +160,12 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 
 // judge decides, after a page is committed, whether the list goes on: the
 // one end judgement of every walk. An empty page or a null next ends it; a
-// next link goes on. An end that the count contradicts is
-// read on from where the posts ended, twice at most, before it is believed
-// (a server that ends the list early, or sends one page short, loses no
-// post); a count that disagrees with where the list ends is recorded,
-// never a reason to stop. Two pages in a row that do not move the walk on
-// end it as stalled.
+// next link goes on. An end that the count contradicts is read on from
+// where the posts ended, twice at most, before it is believed (a server
+// that ends the list early, or sends one page short, loses no post); a
+// count that disagrees with where the list ends is recorded, never a
+// reason to stop. Two pages in a row that do not move the walk on end it
+// as stalled.
 func (w *walk) judge(ctx context.Context, req pageRequest, page *Page, next *url.URL, refused error, progress bool) (verdict, error) {
 	w.checkCount(ctx, req, page, next)
 	if refused != nil {
@@ -186,7 +186,6 @@ func (w *walk) judge(ctx context.Context, req pageRequest, page *Page, next *url
 		if w.stale++; w.stale >= 2 {
 			return verdict{}, fmt.Errorf("%w: 2 pages in a row did not move the walk on (%s, skip %d); the server may ignore skip", ErrStalled, req.u.Path, req.skip)
 		}
-		return verdict{more: true}, nil
 	}
 	return verdict{more: true}, nil
 }
@@ -231,8 +230,8 @@ func (w *walk) checkNext(ctx context.Context, req pageRequest, page *Page) (*url
 // that cannot be placed is read again where the posts it holds say the
 // anchor is (see [cursor.seek]); a suspect one (see [placement]), or one
 // that began elsewhere than asked with a next link that agrees, is read
-// once more before it is believed (see [walk.settle]). It returns the request and page that
-// were placed.
+// once more before it is believed (see [walk.settle]). It returns the
+// request and page that were placed.
 func (w *walk) place(ctx context.Context, req pageRequest, page *Page) (pageRequest, *Page, placement, error) {
 	for reads := 1; ; reads++ {
 		p, err := w.cur.place(req, page)
