@@ -275,10 +275,7 @@ func (c *cursor) scan(page *Page) (latest, gap, anchorAt int, err error) {
 // It returns -1 when that search has passed both ends of the list.
 func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	latest, gap, _, err := c.scan(page)
-	last := max(page.Count-1, 0) // no read starts past the list's end, as the count says
-	if c.countLied || page.Count <= c.anchorAt {
-		last = max(c.anchorAt, c.pos) + 2*limit // a count that tells nothing bounds nothing
-	}
+	last := c.lastStart(page, limit)
 	// A server whose pages are shorter than the limit shows only that
 	// many posts a read: search by what it shows.
 	if n := sentNodes(page); n > 0 && n < limit {
@@ -295,21 +292,36 @@ func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	if reads == 1 && delta != 0 {
 		return min(max(c.anchorAt+delta-half, 0), last)
 	}
-	// Where it was, then a page back, a page on, two back, two on, ...
-	// (counted from the read after the one the count's change aimed).
+	// Counted from the read after the one the count's change aimed.
 	k := reads - 1
 	if delta != 0 {
 		k--
 	}
+	return c.spiral(k, limit, last)
+}
+
+// lastStart is where the last read of a search may start: the list's end
+// as the count says, or, when the count tells nothing, two pages past
+// where the walk stands.
+func (c *cursor) lastStart(page *Page, limit int) int {
+	if c.countLied || page.Count <= c.anchorAt {
+		return max(c.anchorAt, c.pos) + 2*limit
+	}
+	return max(page.Count-1, 0)
+}
+
+// spiral returns the start of the k-th read of a search around where the
+// anchor was: there, a page back, a page on, two back, two on, and so on;
+// -1 when the search has passed both ends of the list.
+func (c *cursor) spiral(k, limit, last int) int {
 	step := (k + 1) / 2 * max(limit-1, 1)
 	if k%2 == 1 {
 		step = -step
 	}
-	target := c.anchorAt + step
 	if c.anchorAt-step < 0 && c.anchorAt+step > last || c.anchorAt+step < -limit && c.anchorAt-step > last+limit {
 		return -1
 	}
-	return min(max(target-half, 0), last)
+	return min(max(c.anchorAt+step-(limit-1)/2, 0), last)
 }
 
 // commit records the posts of a placed page from p.from on as yielded and
