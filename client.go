@@ -118,26 +118,34 @@ func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 		}
 		return nil, fmt.Errorf("malformed base URL: %w", err)
 	}
-	switch {
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, errors.New("base URL must be absolute, with scheme https (or http)")
-	case u.Host == "" || u.Hostname() == "":
-		return nil, errors.New("base URL has no host")
-	case u.User != nil:
-		return nil, errors.New("base URL must not carry user info")
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
-		return nil, errors.New("base URL must not carry a query or fragment")
-	case u.Scheme == "http" && !insecureHTTP && !isLoopback(u.Hostname()):
-		return nil, fmt.Errorf("base URL http://%s is plain http to a non-loopback host; use https, or WithInsecureHTTP to accept sending the key in clear text", u.Host)
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return nil, fmt.Errorf("base URL has an invalid port %s", p)
-		}
+	if err := checkBaseURL(u, insecureHTTP); err != nil {
+		return nil, err
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = strings.TrimRight(u.RawPath, "/")
 	return u, nil
+}
+
+// checkBaseURL says what makes u unusable as a base URL, if anything.
+func checkBaseURL(u *url.URL, insecureHTTP bool) error {
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("base URL must be absolute, with scheme https (or http)")
+	case u.Host == "" || u.Hostname() == "":
+		return errors.New("base URL has no host")
+	case u.User != nil:
+		return errors.New("base URL must not carry user info")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return errors.New("base URL must not carry a query or fragment")
+	case u.Scheme == "http" && !insecureHTTP && !isLoopback(u.Hostname()):
+		return fmt.Errorf("base URL http://%s is plain http to a non-loopback host; use https, or WithInsecureHTTP to accept sending the key in clear text", u.Host)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("base URL has an invalid port %s", p)
+		}
+	}
+	return nil
 }
 
 func isLoopback(host string) bool {

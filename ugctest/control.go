@@ -102,16 +102,8 @@ func (h *Handler) doControl(r *http.Request, route string) (int, any) {
 		return http.StatusNoContent, nil
 	case "PUT /latency":
 		return h.controlSetLatency(r)
-	case "GET /quota":
-		if q, ok := h.Quota(); ok {
-			return http.StatusOK, q
-		}
-		return http.StatusOK, json.RawMessage("null")
-	case "PUT /quota":
-		return h.controlSetQuota(r)
-	case "DELETE /quota":
-		h.ClearQuota()
-		return http.StatusNoContent, nil
+	case "GET /quota", "PUT /quota", "DELETE /quota":
+		return h.controlQuota(r)
 	}
 	if r.Method == http.MethodPost && strings.HasPrefix(route, "/posts") {
 		return h.controlPosts(r, route)
@@ -165,8 +157,18 @@ func (h *Handler) controlSetLatency(r *http.Request) (int, any) {
 	return http.StatusNoContent, nil
 }
 
-// controlSetQuota sets the quota in the body.
-func (h *Handler) controlSetQuota(r *http.Request) (int, any) {
+// controlQuota reads, sets (from the body) or lifts the quota.
+func (h *Handler) controlQuota(r *http.Request) (int, any) {
+	switch r.Method {
+	case http.MethodGet:
+		if q, ok := h.Quota(); ok {
+			return http.StatusOK, q
+		}
+		return http.StatusOK, json.RawMessage("null")
+	case http.MethodDelete:
+		h.ClearQuota()
+		return http.StatusNoContent, nil
+	}
 	var q QuotaConfig
 	if err := readJSON(r, &q); err != nil {
 		return http.StatusBadRequest, err.Error()
