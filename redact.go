@@ -334,6 +334,16 @@ func (m *masker) fieldsShow(err error, depth int) bool {
 	return false
 }
 
+// anyShows reports whether a string of the slice f shows the key.
+func (m *masker) anyShows(f reflect.Value) bool {
+	for i := range f.Len() {
+		if m.contains(f.Index(i).String()) {
+			return true
+		}
+	}
+	return false
+}
+
 // valueShows reports whether a string, byte slice, string slice, header or
 // error (in any rendering, or any error it wraps) holds the key.
 func (m *masker) valueShows(f reflect.Value, depth int) bool {
@@ -344,14 +354,10 @@ func (m *masker) valueShows(f reflect.Value, depth int) bool {
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
 		return m.contains(string(f.Bytes()))
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
-		for i := range f.Len() {
-			if m.contains(f.Index(i).String()) {
-				return true
-			}
-		}
+		return m.anyShows(f)
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.Slice && t.Elem().Elem().Kind() == reflect.String:
 		for it := f.MapRange(); it.Next(); {
-			if m.contains(it.Key().String()) || m.valueShows(it.Value(), depth) {
+			if m.contains(it.Key().String()) || m.anyShows(it.Value()) {
 				return true
 			}
 		}
