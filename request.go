@@ -49,92 +49,132 @@ func (c *Client) getPageUnmasked(ctx context.Context, u *url.URL, labels bool, o
 	}
 	body := c.pageBody()
 	defer c.bodies.Put(body)
-	retryMax, timeout := c.retryMax, c.attemptTimeout
-	if call.retryMax != nil {
-		retryMax = *call.retryMax
-	}
-	if call.attemptTimeout != nil {
-		timeout = *call.attemptTimeout
-	}
-	var (
-		last      error     // the last attempt's error
-		retries   int       // retries of failures that are not throttles, against retryMax
-		throttled time.Time // the first throttle that named a wait; zero: none yet
-	)
+	rs := c.newRetryState(call)
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		resp, cutShort, ans, err := c.attempt(ctx, u, labels, call.header, timeout, body, hooks)
+		resp, cutShort, ans, err := c.attempt(ctx, u, labels, call.header, rs.timeout, body, hooks)
 		if ans.unsent {
-			return nil, abandoned(err, last, attempt-1) // the context ended while it waited for its turn
+			return nil, abandoned(err, rs.last, attempt-1) // the context ended while it waited for its turn
 		}
-		a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start) - ans.quotaWait,
-			QuotaWait: ans.quotaWait, Throttled: ans.throttled, Pause: ans.pause, RateLimit: ans.limit}
-		if resp != nil {
-			a.StatusCode = resp.StatusCode
+		a := newAttemptInfo(u, attempt, start, resp, ans, err)
+		if ended := c.contextEnded(ctx, a, &rs, resp != nil); ended != nil {
+			return nil, ended
 		}
-		if ctxErr := ctx.Err(); err != nil && ctxErr != nil {
-			c.observe(ctx, a, true)
-			if resp != nil { // an answer came before the end: it is the last error
-				last = withAttempts(err, u.Path, attempt)
-			}
-			return nil, abandoned(ctxErr, last, attempt)
-		}
-		// Whether to retry depends on the answer alone; a context that ends now
-		// ends the wait below, keeping this error.
-		var final error // why no retry follows, when the answer alone would have one
-		switch {
-		case err == nil:
-		case ans.throttled && retryMax > 0:
-			// A throttle that names a wait: the pause it started is the
-			// wait; it is bounded by time, not by attempts.
-			now := time.Now()
-			if throttled.IsZero() {
-				throttled = now
-			}
-			if waited := now.Sub(throttled); waited+ans.wait > c.throttleBudget {
-				var apiErr *APIError
-				if errors.As(err, &apiErr) {
-					apiErr.Attempts = attempt
-					final = &ThrottleError{Err: apiErr, Waited: waited, Wait: ans.wait, Budget: c.throttleBudget}
-				}
-			} else {
-				a.Retry, a.Wait = true, ans.wait
-			}
-		case retries < retryMax && (cutShort || retryable(context.WithoutCancel(ctx), resp, err)):
-			if !c.retries.take() {
-				final = fmt.Errorf("%w: %w", ErrRetryBudgetExhausted, withAttempts(err, u.Path, attempt))
-				break
-			}
-			retries++
-			a.Retry = true
-			a.Wait = backoff(c.waitMin, c.waitMax, retries-1, resp)
-		}
+		final := c.decideRetry(ctx, &rs, &a, resp, err, cutShort, ans)
 		if a.Retry && hooks.retry != nil {
 			hooks.retry()
 		}
 		c.observe(ctx, a, false)
 		if err == nil {
-			c.retries.succeeded(retries)
-			if call.response != nil {
-				c.responseMu.Lock()
-				*call.response = ResponseInfo{StatusCode: resp.StatusCode, Header: c.masker.maskHeader(resp.Header), Attempts: attempt, RateLimit: ans.limit}
-				c.responseMu.Unlock()
-			}
+			c.succeeded(call, rs, resp, attempt, ans)
 			return body.page, nil
 		}
-		last = withAttempts(err, u.Path, attempt)
-		if final != nil {
+		rs.last = withAttempts(err, u.Path, attempt)
+		switch {
+		case final != nil:
 			return nil, final
-		}
-		if !a.Retry {
-			return nil, last
-		}
-		if ans.throttled {
+		case !a.Retry:
+			return nil, rs.last
+		case ans.throttled:
 			continue // the client-wide pause is the wait, taken in turn
 		}
 		if err := sleep(ctx, a.Wait); err != nil {
-			return nil, abandoned(err, last, attempt)
+			return nil, abandoned(err, rs.last, attempt)
 		}
+	}
+}
+
+// newAttemptInfo describes an attempt that started at start, for the
+// observer and the log.
+func newAttemptInfo(u *url.URL, attempt int, start time.Time, resp *http.Response, ans answer, err error) AttemptInfo {
+	a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start) - ans.quotaWait,
+		QuotaWait: ans.quotaWait, Throttled: ans.throttled, Pause: ans.pause, RateLimit: ans.limit}
+	if resp != nil {
+		a.StatusCode = resp.StatusCode
+	}
+	return a
+}
+
+// contextEnded returns the call's error when its context ended during the
+// failed attempt a (nil otherwise): the context's, keeping the attempt's as
+// the last error when an answer came before the end.
+func (c *Client) contextEnded(ctx context.Context, a AttemptInfo, rs *retryState, answered bool) error {
+	ctxErr := ctx.Err()
+	if a.Err == nil || ctxErr == nil {
+		return nil
+	}
+	c.observe(ctx, a, true)
+	if answered {
+		rs.last = withAttempts(a.Err, a.Endpoint, a.Attempt)
+	}
+	return abandoned(ctxErr, rs.last, a.Attempt)
+}
+
+// retryState is what one call's attempts keep between them.
+type retryState struct {
+	retryMax  int           // retries of failures that are not throttles
+	timeout   time.Duration // of each attempt; 0: none
+	last      error         // the last attempt's error
+	retries   int           // retries made, against retryMax
+	throttled time.Time     // the first throttle that named a wait; zero: none yet
+}
+
+// newRetryState starts a call's attempts with the Client's settings, or the
+// call's own.
+func (c *Client) newRetryState(call callConfig) retryState {
+	rs := retryState{retryMax: c.retryMax, timeout: c.attemptTimeout}
+	if call.retryMax != nil {
+		rs.retryMax = *call.retryMax
+	}
+	if call.attemptTimeout != nil {
+		rs.timeout = *call.attemptTimeout
+	}
+	return rs
+}
+
+// decideRetry sets whether another attempt follows a, and after what wait,
+// from the answer alone (a context that ends now ends the wait, keeping
+// this error). A throttle that names a wait is bounded by time, not by
+// attempts: its pause is the wait. It returns why no retry follows when the
+// answer alone would have one: the throttle budget or the Client's retry
+// budget spent.
+func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo, resp *http.Response, err error, cutShort bool, ans answer) error {
+	switch {
+	case err == nil:
+	case ans.throttled && rs.retryMax > 0:
+		now := time.Now()
+		if rs.throttled.IsZero() {
+			rs.throttled = now
+		}
+		waited := now.Sub(rs.throttled)
+		if waited+ans.wait <= c.throttleBudget {
+			a.Retry, a.Wait = true, ans.wait
+			return nil
+		}
+		var apiErr *APIError
+		if errors.As(err, &apiErr) {
+			apiErr.Attempts = a.Attempt
+			return &ThrottleError{Err: apiErr, Waited: waited, Wait: ans.wait, Budget: c.throttleBudget}
+		}
+	case rs.retries < rs.retryMax && (cutShort || retryable(context.WithoutCancel(ctx), resp, err)):
+		if !c.retries.take() {
+			return fmt.Errorf("%w: %w", ErrRetryBudgetExhausted, withAttempts(err, a.Endpoint, a.Attempt))
+		}
+		rs.retries++
+		a.Retry = true
+		a.Wait = backoff(c.waitMin, c.waitMax, rs.retries-1, resp)
+	}
+	return nil
+}
+
+// succeeded settles a call whose attempt succeeded: the retry budget gets
+// its tokens back, and WithResponseInto gets the answer's facts.
+func (c *Client) succeeded(call callConfig, rs retryState, resp *http.Response, attempt int, ans answer) {
+	c.retries.succeeded(rs.retries)
+	if call.response != nil {
+		c.responseMu.Lock()
+		*call.response = ResponseInfo{StatusCode: resp.StatusCode, Header: c.masker.maskHeader(resp.Header), Attempts: attempt, RateLimit: ans.limit}
+		c.responseMu.Unlock()
 	}
 }
 
