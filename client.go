@@ -140,10 +140,14 @@ func checkBaseURL(u *url.URL, insecureHTTP bool) error {
 	case u.Scheme == "http" && !insecureHTTP && !isLoopback(u.Hostname()):
 		return fmt.Errorf("base URL http://%s is plain http to a non-loopback host; use https, or WithInsecureHTTP to accept sending the key in clear text", u.Host)
 	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("base URL has an invalid port %s", p)
-		}
+	return checkPort(u.Port())
+}
+
+// checkPort says what is wrong with a base URL's port, if anything ("" is
+// the scheme's default).
+func checkPort(p string) error {
+	if n, err := strconv.Atoi(p); p != "" && (err != nil || n < 1 || n > 65535) {
+		return fmt.Errorf("base URL has an invalid port %s", p)
 	}
 	return nil
 }

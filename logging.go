@@ -29,26 +29,36 @@ func (c *Client) logAttempt(ctx context.Context, a AttemptInfo, canceled bool) {
 	if c.logger == nil {
 		return
 	}
-	level, msg, outcome := slog.LevelDebug, "ugc: request succeeded", "ok"
-	switch {
-	case canceled:
-		level, msg, outcome = slog.LevelInfo, "ugc: request abandoned", "canceled"
-	case a.Err == nil && a.Attempt > 1:
-		level, msg = slog.LevelInfo, "ugc: request succeeded after retries"
-	case a.Err != nil && a.Throttled && a.Retry:
-		level, msg, outcome = slog.LevelWarn, "ugc: throttled, the client pauses", "throttled"
-	case a.Err != nil && a.Retry:
-		level, msg, outcome = slog.LevelWarn, "ugc: attempt failed, retrying", "retry"
-	case a.Err == nil && a.Pause > 0:
-		level, msg = slog.LevelInfo, "ugc: quota used up, the client pauses"
-	case a.Err != nil && a.StatusCode >= 400 && a.StatusCode < 500 && a.Attempt == 1:
-		level, msg, outcome = slog.LevelWarn, "ugc: request failed", "failed"
-	case a.Err != nil:
-		level, msg, outcome = slog.LevelError, "ugc: request failed", "failed"
-	}
+	level, msg, outcome := attemptLine(a, canceled)
 	if !c.logger.Enabled(ctx, level) {
 		return
 	}
+	c.logger.LogAttrs(ctx, level, msg, attemptAttrs(a, outcome)...)
+}
+
+// attemptLine is the level, message and outcome of an attempt's log line.
+func attemptLine(a AttemptInfo, canceled bool) (slog.Level, string, string) {
+	switch {
+	case canceled:
+		return slog.LevelInfo, "ugc: request abandoned", "canceled"
+	case a.Err == nil && a.Attempt > 1:
+		return slog.LevelInfo, "ugc: request succeeded after retries", "ok"
+	case a.Err != nil && a.Throttled && a.Retry:
+		return slog.LevelWarn, "ugc: throttled, the client pauses", "throttled"
+	case a.Err != nil && a.Retry:
+		return slog.LevelWarn, "ugc: attempt failed, retrying", "retry"
+	case a.Err == nil && a.Pause > 0:
+		return slog.LevelInfo, "ugc: quota used up, the client pauses", "ok"
+	case a.Err != nil && a.StatusCode >= 400 && a.StatusCode < 500 && a.Attempt == 1:
+		return slog.LevelWarn, "ugc: request failed", "failed"
+	case a.Err != nil:
+		return slog.LevelError, "ugc: request failed", "failed"
+	}
+	return slog.LevelDebug, "ugc: request succeeded", "ok"
+}
+
+// attemptAttrs are the attributes of an attempt's log line.
+func attemptAttrs(a AttemptInfo, outcome string) []slog.Attr {
 	attrs := []slog.Attr{
 		slog.String("method", a.Method),
 		slog.String("endpoint", a.Endpoint),
@@ -75,5 +85,5 @@ func (c *Client) logAttempt(ctx context.Context, a AttemptInfo, canceled bool) {
 	if a.Err != nil {
 		attrs = append(attrs, slog.String("error", a.Err.Error()))
 	}
-	c.logger.LogAttrs(ctx, level, msg, attrs...)
+	return attrs
 }
