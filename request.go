@@ -183,13 +183,7 @@ func (c *Client) succeeded(call callConfig, rs retryState, resp *http.Response, 
 // cutShort says a 2xx body ended early, which is retried like a dropped
 // connection.
 func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody, hooks attemptHooks) (resp *http.Response, cutShort bool, ans answer, err error) {
-	header := http.Header{"User-Agent": c.userAgent, "Accept": acceptJSON}
-	for k, vs := range extra {
-		header[k] = append(header[k], vs...)
-	}
-	if sameOrigin(u, c.base) { // always, by construction; keyTransport checks again
-		header[canonicalKeyHeader] = c.apiKey()
-	}
+	header := c.requestHeader(u, extra)
 	if hooks.send != nil {
 		hooks.send() // the request is built: it waits only for its turn
 	}
@@ -215,35 +209,63 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	}
 	ans = c.pace.observe(resp, sent)
 	ans.quotaWait = quotaWait
-	if ans.limit != nil {
-		masked := *ans.limit
-		masked.Policy = c.masker.mask(masked.Policy)
-		ans.limit = &masked
+	ans.limit = c.maskedLimit(ans.limit)
+	cutShort, err = c.readPage(ctx, u, labels, resp, body, hooks)
+	return resp, cutShort, ans, err
+}
+
+// requestHeader is the header of a request for u: the client's, the
+// call's extra ones, and the key, for the base URL's origin only.
+func (c *Client) requestHeader(u *url.URL, extra http.Header) http.Header {
+	header := http.Header{"User-Agent": c.userAgent, "Accept": acceptJSON}
+	for k, vs := range extra {
+		header[k] = append(header[k], vs...)
 	}
+	if sameOrigin(u, c.base) { // always, by construction; keyTransport checks again
+		header[canonicalKeyHeader] = c.apiKey()
+	}
+	return header
+}
+
+// maskedLimit returns a copy of what an answer said of the quota, with the
+// key masked in its policy; nil for nil.
+func (c *Client) maskedLimit(rl *RateLimit) *RateLimit {
+	if rl == nil {
+		return nil
+	}
+	masked := *rl
+	masked.Policy = c.masker.mask(masked.Policy)
+	return &masked
+}
+
+// readPage reads an answer's body and decodes its page into body.page. An
+// error status is an *APIError; a body or JSON cut short is one to retry
+// (cutShort).
+func (c *Client) readPage(ctx context.Context, u *url.URL, labels bool, resp *http.Response, body *pageBody, hooks attemptHooks) (cutShort bool, err error) {
 	body.buf.Reset()
 	readErr := c.readBody(resp.Body, &body.buf)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// a cut-short error body still says what it can
-		return resp, false, ans, newAPIError(http.MethodGet, u.Path, resp, body.buf.Bytes(), c.masker)
+		return false, newAPIError(http.MethodGet, u.Path, resp, body.buf.Bytes(), c.masker)
 	}
 	if readErr == nil && hooks.read != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		hooks.read()
 	}
 	if readErr != nil {
-		return resp, !errors.Is(readErr, errBodyTooLarge), ans, c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
+		return !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
 	}
 	page, err := decodePage(body.buf.Bytes(), labels, c.masker.mask)
 	if err != nil {
 		// JSON cut short behind complete framing is retried like a body
 		// cut short on the wire.
-		return resp, errors.Is(err, errTruncatedJSON), ans, c.decodeError(u.Path, resp, body.buf.Bytes(), err)
+		return errors.Is(err, errTruncatedJSON), c.decodeError(u.Path, resp, body.buf.Bytes(), err)
 	}
 	if err := c.checkDeviations(ctx, u, page); err != nil {
-		return resp, false, ans, c.decodeError(u.Path, resp, body.buf.Bytes(), err)
+		return false, c.decodeError(u.Path, resp, body.buf.Bytes(), err)
 	}
 	page.Next = absoluteNext(u, page.Next)
 	body.page = page
-	return resp, false, ans, nil
+	return false, nil
 }
 
 var acceptJSON = []string{"application/json"}
