@@ -203,6 +203,14 @@ func (p *pacer) observe(resp *http.Response, sent time.Time) answer {
 	if !a.throttled && !found {
 		return a
 	}
+	a.pause = p.adapt(now, sent, rl, a, ok2xx)
+	return a
+}
+
+// adapt takes what an answer sent at sent said of the quota (rl) and of
+// throttling (a), under the pacer's lock: the quota's policy and size, the
+// adaptive rate, and the pause an answer starts (returned; 0 for none).
+func (p *pacer) adapt(now, sent time.Time, rl RateLimit, a answer, ok2xx bool) (pause time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.active.Store(true)
@@ -213,18 +221,16 @@ func (p *pacer) observe(resp *http.Response, sent time.Time) answer {
 	switch {
 	case a.throttled:
 		p.ctl.throttled(now, sent, p.accepted.rate(now), a.wait, int(p.sending.Load()))
-		if a.wait > 0 {
-			a.pause = p.pause(now, a.wait)
-		}
+		pause = p.pause(now, a.wait) // a.wait > 0: a throttle names a wait
 	case rl.Remaining == 0 && rl.Reset > 0:
-		a.pause = p.pause(now, rl.Reset) // the quota is used up: wait for it, not for a 429
+		pause = p.pause(now, rl.Reset) // the quota is used up: wait for it, not for a 429
 	}
 	if ok2xx {
 		p.accepted.add(now)
 		p.ctl.succeeded()
 	}
 	p.apply(now, rl.Remaining, a.throttled)
-	return a
+	return pause
 }
 
 // succeeded feeds a success to an engaged controller.

@@ -79,32 +79,50 @@ const maxNamedWait = 24 * time.Hour
 func parseRateLimit(h http.Header, now time.Time) (rl RateLimit, ok bool) {
 	rl = RateLimit{Limit: -1, Remaining: -1}
 	// The X- fields first: the IETF ones, read after, win.
+	xReset, okX := readXRateLimit(h, now, &rl)
+	okDraft := readDraftRateLimit(h, &rl)
+	okIETF := readIETFRateLimit(h, &rl)
+	if xReset > 0 && rl.Reset > xReset && rl.Reset-xReset < time.Second {
+		rl.Reset = xReset // the IETF fields have whole seconds: the same instant, said less precisely
+	}
+	okRetry := readRetryAfter(h, now, &rl)
+	return rl, okX || okDraft || okIETF || okRetry
+}
+
+// readXRateLimit reads the X-RateLimit-* fields into rl, and returns the
+// reset they said (0 for none) and whether there was any.
+func readXRateLimit(h http.Header, now time.Time, rl *RateLimit) (reset time.Duration, ok bool) {
 	if v, found := h[hdrXLimit]; found {
-		ok = true
-		rl.Limit = leadingInt(v[0])
+		ok, rl.Limit = true, leadingInt(v[0])
 	}
 	if v, found := h[hdrXRemaining]; found {
-		ok = true
-		rl.Remaining = leadingInt(v[0])
+		ok, rl.Remaining = true, leadingInt(v[0])
 	}
-	var xReset time.Duration
 	if v, found := h[hdrXReset]; found {
-		ok = true
-		xReset = resetValue(v[0], now)
-		rl.Reset = xReset
+		ok, reset = true, resetValue(v[0], now)
+		rl.Reset = reset
 	}
+	return reset, ok
+}
+
+// readDraftRateLimit reads the older draft's RateLimit-Limit, -Remaining
+// and -Reset fields into rl, and reports whether there was any.
+func readDraftRateLimit(h http.Header, rl *RateLimit) (ok bool) {
 	if v, found := h[hdrRLLimit]; found {
-		ok = true
-		rl.Limit = leadingInt(v[0])
+		ok, rl.Limit = true, leadingInt(v[0])
 	}
 	if v, found := h[hdrRLRemaining]; found {
-		ok = true
-		rl.Remaining = leadingInt(v[0])
+		ok, rl.Remaining = true, leadingInt(v[0])
 	}
 	if v, found := h[hdrRLReset]; found {
-		ok = true
-		rl.Reset = seconds(v[0])
+		ok, rl.Reset = true, seconds(v[0])
 	}
+	return ok
+}
+
+// readIETFRateLimit reads the IETF RateLimit-Policy and RateLimit fields
+// into rl, and reports whether there was either.
+func readIETFRateLimit(h http.Header, rl *RateLimit) (ok bool) {
 	if v, found := h[hdrRateLimitPolicy]; found {
 		ok = true
 		name, params := firstItem(v[0])
@@ -126,19 +144,23 @@ func parseRateLimit(h http.Header, now time.Time) (rl RateLimit, ok bool) {
 			rl.Reset = seconds(t)
 		}
 	}
-	if xReset > 0 && rl.Reset > xReset && rl.Reset-xReset < time.Second {
-		rl.Reset = xReset // the IETF fields have whole seconds: the same instant, said less precisely
+	return ok
+}
+
+// readRetryAfter reads Retry-After into rl, refined by a reset that names
+// the same instant more precisely, and reports whether there was one.
+func readRetryAfter(h http.Header, now time.Time, rl *RateLimit) bool {
+	v, found := h[hdrRetryAfter]
+	if !found {
+		return false
 	}
-	if v, found := h[hdrRetryAfter]; found {
-		ok = true
-		if d, parsed := parseRetryAfter(v[0], now); parsed {
-			rl.RetryAfter = d
-			if rl.Reset > d-time.Second && rl.Reset < d {
-				rl.RetryAfter = rl.Reset // the same instant, said in whole seconds
-			}
+	if d, parsed := parseRetryAfter(v[0], now); parsed {
+		rl.RetryAfter = d
+		if rl.Reset > d-time.Second && rl.Reset < d {
+			rl.RetryAfter = rl.Reset // the same instant, said in whole seconds
 		}
 	}
-	return rl, ok
+	return true
 }
 
 // firstItem reads the first member of a structured-field list such as
