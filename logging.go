@@ -49,12 +49,18 @@ func attemptLine(a AttemptInfo, canceled bool) (slog.Level, string, string) {
 		return slog.LevelWarn, "ugc: attempt failed, retrying", "retry"
 	case a.Err == nil && a.Pause > 0:
 		return slog.LevelInfo, "ugc: quota used up, the client pauses", "ok"
-	case a.Err != nil && a.StatusCode >= 400 && a.StatusCode < 500 && a.Attempt == 1:
+	case a.Err != nil && callersToHandle(a):
 		return slog.LevelWarn, "ugc: request failed", "failed"
 	case a.Err != nil:
 		return slog.LevelError, "ugc: request failed", "failed"
 	}
 	return slog.LevelDebug, "ugc: request succeeded", "ok"
+}
+
+// callersToHandle reports whether a failed attempt is the caller's to
+// handle, not an outage: a 4xx answer at the first attempt.
+func callersToHandle(a AttemptInfo) bool {
+	return a.StatusCode >= 400 && a.StatusCode < 500 && a.Attempt == 1
 }
 
 // attemptAttrs are the attributes of an attempt's log line.
