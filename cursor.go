@@ -81,6 +81,8 @@ type placement struct {
 	// start is where the page began in the list, as the anchor on it
 	// showed (-1 when the anchor was not on it).
 	start int
+	// passed: a walk seeking its checkpoint's post passed over the page.
+	passed bool
 }
 
 // place finds where a page answered for req stands relative to the posts
@@ -175,7 +177,7 @@ func (c *cursor) passOver(page *Page, latest, anchorAt int) placement {
 		c.seeking = false
 		return placement{placed: true, from: anchorAt + 1}
 	case c.seeking:
-		return placement{placed: true, from: len(page.Nodes)}
+		return placement{placed: true, from: len(page.Nodes), passed: true}
 	}
 	return placement{placed: true, from: latest + 1}
 }
@@ -349,7 +351,7 @@ func (c *cursor) commit(page *Page, p placement, skip, end int) (kept []Post, re
 			kept = append(kept, post)
 		}
 	}
-	if len(kept) == 0 && p.from > 0 && !c.byID {
+	if len(kept) == 0 && p.from > 0 && !c.byID && !p.passed {
 		c.anchor, c.anchorAt = page.Nodes[p.from-1].ID, skip+at(p.from-1)
 	}
 	if sentNodes(page) > 0 {

@@ -141,9 +141,10 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 	if p.unverified {
 		w.record(event{kind: evUnverified, ctx: ctx, req: req, page: page})
 	}
-	// Progress is new posts, or nodes that could not be posts passed
-	// over: a page of repeats alone does not move the walk on.
-	progress := len(nodes) > 0 || w.cur.pos > before && sentNodes(page) > len(page.Nodes)
+	// Progress is new posts, or nodes that could not be posts, or posts
+	// before a checkpoint's, passed over: a page of repeats alone does not
+	// move the walk on.
+	progress := len(nodes) > 0 || w.cur.pos > before && (sentNodes(page) > len(page.Nodes) || p.passed)
 	v, err := w.judge(ctx, req, page, next, refused, progress)
 	w.record(event{kind: evDeviations, devs: devs})
 	if err != nil || len(nodes) == 0 && !first {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/ugcposts/ugc-go/ugctest"
 
 	"github.com/ugcposts/ugc-go"
 )
@@ -299,4 +300,46 @@ func hugeConcurrencyChild(arg string) {
 func firstLines(s string, n int) string {
 	lines := strings.SplitN(s, "\n", n+1)
 	return strings.Join(lines[:min(n, len(lines))], " | ")
+}
+
+// TestResumeAfterAPostAloneSeeksIt: a checkpoint that holds only the ID
+// of the last post handled (no URL) reads from the first page and passes
+// over the posts up to that one, in every mode; one whose post is gone
+// ends with a DriftError that says so, having yielded nothing.
+func TestResumeAfterAPostAloneSeeksIt(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(90, 4)))
+	c := srv.Client()
+	ctx := context.Background()
+	var all []string
+	for p, err := range c.AllPosts(ctx, &ugc.PostsParams{Limit: 10}) {
+		require.NoError(t, err)
+		all = append(all, p.ID)
+	}
+	require.Len(t, all, 90)
+	for _, mode := range walkModes()[:5] {
+		for _, at := range []int{0, 9, 10, 47, 89} {
+			t.Run(fmt.Sprintf("%s/after=%d", mode.name, at), func(t *testing.T) {
+				var got []string
+				for p, err := range c.AllPosts(ctx, &ugc.PostsParams{Limit: 10}, append(slices.Clone(mode.opts), ugc.ResumeFrom(ugc.Checkpoint{After: all[at]}))...) {
+					require.NoError(t, err)
+					got = append(got, p.ID)
+				}
+				assert.Equal(t, append([]string(nil), all[at+1:]...), got, "the posts after the checkpoint's, once")
+			})
+		}
+		t.Run(mode.name+"/gone", func(t *testing.T) {
+			n := 0
+			var last error
+			for _, err := range c.AllPosts(ctx, &ugc.PostsParams{Limit: 10}, append(slices.Clone(mode.opts), ugc.ResumeFrom(ugc.Checkpoint{After: "no-such-post"}))...) {
+				if err != nil {
+					last = err
+					continue
+				}
+				n++
+			}
+			assert.Zero(t, n, "nothing yielded")
+			assert.ErrorIs(t, last, ugc.ErrDrift)
+		})
+	}
 }
