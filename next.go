@@ -153,15 +153,22 @@ func wantsLabels(u *url.URL) bool {
 // queryValue returns the first value of key in a raw query, as url.Values'
 // Get would, without building the map: it runs once per page.
 func queryValue(rawQuery, key string) string {
+	v, _ := queryLookup(rawQuery, key)
+	return v
+}
+
+// queryLookup returns the first value of key in a raw query, and whether
+// the query names key at all.
+func queryLookup(rawQuery, key string) (string, bool) {
 	for rawQuery != "" {
 		var pair string
 		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
 		k, v, _ := strings.Cut(pair, "=")
 		if k == key || strings.ContainsAny(k, "%+") && unescapeQuery(k) == key {
-			return unescapeQuery(v)
+			return unescapeQuery(v), true
 		}
 	}
-	return ""
+	return "", false
 }
 
 func unescapeQuery(s string) string {

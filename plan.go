@@ -3,7 +3,6 @@ package ugc
 import (
 	"fmt"
 	"net/url"
-	"strings"
 )
 
 // plan decides what a walk asks for: the request that goes on from where
@@ -108,10 +107,11 @@ func (p *plan) followNext(next *url.URL) {
 // another value is refused.
 func (p *plan) checkQuery(next *url.URL) (dropped []string, err error) {
 	for _, key := range []string{"filter", "market", "include"} {
-		want, got := queryValue(p.query.RawQuery, key), queryValue(next.RawQuery, key)
+		want := queryValue(p.query.RawQuery, key)
+		got, named := queryLookup(next.RawQuery, key)
 		switch {
 		case got == want:
-		case got == "" && !hasParam(next.RawQuery, key):
+		case !named:
 			dropped = append(dropped, key)
 		case key == "filter" && sameFilter(want, got):
 		default:
@@ -127,17 +127,4 @@ func sameFilter(a, b string) bool {
 	fa, errA := ParseFilter(a)
 	fb, errB := ParseFilter(b)
 	return errA == nil && errB == nil && fa.String() == fb.String()
-}
-
-// hasParam reports whether a raw query names key at all.
-func hasParam(rawQuery, key string) bool {
-	for rawQuery != "" {
-		var pair string
-		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
-		k, _, _ := strings.Cut(pair, "=")
-		if k == key || unescapeQuery(k) == key {
-			return true
-		}
-	}
-	return false
 }
