@@ -7,7 +7,7 @@ import (
 )
 
 // window keeps the page requests of a walk in flight and hands their
-// answers back in the order they were sent. A synchronous window (the
+// answers back in the order they were sent. An inline window (the
 // sequential walk) runs nothing ahead: a request is sent when its answer is
 // asked for, on the caller's goroutine. Otherwise each request runs on a
 // goroutine of its own with a context of its own, so that one the walk no
@@ -20,7 +20,7 @@ type window struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	get     pageGetter
-	sync    bool
+	inline  bool
 	chained bool
 	queue   []*flight     // sent and not yet received, oldest first
 	read    chan struct{} // chained: closed when the last request sent has its body, or ended
@@ -53,9 +53,9 @@ type pageAnswer struct {
 	err  error
 }
 
-func newWindow(parent context.Context, sync, chained bool, get pageGetter) *window {
+func newWindow(parent context.Context, inline, chained bool, get pageGetter) *window {
 	ctx, cancel := context.WithCancel(parent)
-	return &window{ctx: ctx, cancel: cancel, get: get, sync: sync, chained: chained}
+	return &window{ctx: ctx, cancel: cancel, get: get, inline: inline, chained: chained}
 }
 
 // pending reports how many requests are sent and not yet received.
@@ -76,7 +76,7 @@ func (w *window) oldest() (pageRequest, bool) {
 func (w *window) send(r pageRequest) {
 	f := &flight{req: r}
 	w.queue = append(w.queue, f)
-	if w.sync {
+	if w.inline {
 		return
 	}
 	ctx, cancel := context.WithCancel(w.ctx)
@@ -111,7 +111,7 @@ func (w *window) send(r pageRequest) {
 func (w *window) receive() (pageRequest, *Page, error) {
 	f := w.queue[0]
 	w.queue = append(w.queue[:0], w.queue[1:]...) // keeps the capacity: no allocation per page
-	if w.sync {
+	if w.inline {
 		p, err := w.get(w.ctx, f.req.u, nil, nil)
 		return f.req, p, err
 	}
