@@ -53,9 +53,10 @@
 // siblings walk it page by page. They yield an error once and stop, and
 // leave nothing running after a break.
 //
-// A walk is complete: every post that is in the list for the whole walk,
-// and keeps its place in the order, is yielded exactly once, or the walk
-// ends with an error that says why, in every mode. Every request is the
+// A walk aims to be complete: every post that is in the list for the whole
+// walk, and keeps its place in the order, is yielded exactly once, or the
+// walk ends with an error that says why, in every mode (README.md says
+// which rare combinations of misbehaving servers still defeat it). Every request is the
 // caller's query (filter, market, include) at a position: a next link gives
 // only the position (a relative link is resolved against the request that
 // returned it); one that leaves the query out is repaired, one that names
