@@ -52,10 +52,11 @@ func (c *Client) InboxPages(ctx context.Context, params *InboxParams, opts ...Op
 //		...
 //	}
 //
-// The walk is complete: every post that is in the list for the whole walk,
-// and keeps its place in the order, comes exactly once while moderators add
-// and remove posts (see [DriftRepair]), or the walk ends with an error that
-// says why. Each request is params' query at a position; a next link gives
+// The walk aims to be complete: every post that is in the list for the
+// whole walk, and keeps its place in the order, comes exactly once while
+// moderators add and remove posts (see [DriftRepair]), or the walk ends
+// with an error that says why (the package documentation says what still
+// defeats it). Each request is params' query at a position; a next link gives
 // the position only (a relative one is resolved against the request that
 // returned it). It ends after a page whose next is null or an empty page; a
 // page shorter than its limit that gives a next link is not the end. Each
