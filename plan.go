@@ -25,9 +25,6 @@ type plan struct {
 	// byNext is set when the walk follows the server's next links as sent
 	// (a server that does not answer skip where asked): the next request.
 	byNext *pageRequest
-	// started is set once a page was read: the first request is the
-	// caller's, exactly as built.
-	started bool
 }
 
 func newPlan(first *url.URL, ahead int) plan {
@@ -49,7 +46,7 @@ func (p *plan) anchoredLimit() int { return min(p.limit+1, MaxLimit) }
 // where the list goes on.
 func (p *plan) following(cur *cursor) pageRequest {
 	switch {
-	case !p.started && cur.anchor == "":
+	case !cur.counted && cur.anchor == "": // the first request: the caller's, exactly as built
 		return pageRequest{u: p.query, skip: skipOf(p.query), limit: p.limit}
 	case p.byNext != nil:
 		return *p.byNext
@@ -84,7 +81,6 @@ func (p *plan) foreseen(after pageRequest, count int) (pageRequest, bool) {
 // learn takes what a page shows of the server: how many nodes it sends for
 // a page.
 func (p *plan) learn(req pageRequest, page *Page) {
-	p.started = true
 	switch n := sentNodes(page); {
 	case page.Next == "" || n == 0:
 	case n < req.limit:
