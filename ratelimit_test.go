@@ -386,7 +386,7 @@ func TestNoThrottleStormOnTheFakesQuota(t *testing.T) {
 // rate it ended at), and a second walk's summary counts only its own.
 func TestWalkSummaryCountsItsThrottles(t *testing.T) {
 	t.Parallel()
-	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(200, 3)), ugctest.WithQuota(200, 2))
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(200, 3)), ugctest.WithQuota(50, 1)) // slower than any machine sends: the quota binds
 	c := srv.Client()
 	var first, second ugc.WalkSummary
 	for _, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 10}, ugc.WithSummary(&first)) {
