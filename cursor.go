@@ -101,7 +101,7 @@ func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
 	if err != nil || ends {
 		// A page after the first with no post yielded before it has
 		// nothing to be checked by.
-		return placement{placed: true, unverified: known && c.anchor == "" && sentNodes(page) > 0}, err
+		return placement{placed: true, unverified: known && c.anchor == "" && sentNodes(page) > 0, start: -1}, err
 	}
 	latest, gap, anchorAt, err := c.scan(page)
 	if err != nil {
@@ -118,8 +118,9 @@ func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
 	default:
 		p = c.byLatest(req, page, latest, gap, known, sameCount)
 	}
-	if anchorAt < 0 {
-		p.start = -1
+	p.start = -1
+	if anchorAt >= 0 {
+		p.start = c.anchorAt - sentIndexes(page)(anchorAt)
 	}
 	// Under DriftFail a page not where it was asked for fails the walk.
 	// Otherwise it is no sign of change by itself (a misbehaving server
@@ -192,7 +193,7 @@ func (c *cursor) byAnchor(req pageRequest, page *Page, i int, known, sameCount b
 	if c.movedAlone(page, i, jump) {
 		return placement{moved: true}
 	}
-	p := placement{placed: true, from: i + 1, moved: jump != 0, start: c.anchorAt - at}
+	p := placement{placed: true, from: i + 1, moved: jump != 0}
 	p.suspect = p.moved && (sameCount || known && c.countLied && !c.explained(jump, page.Count))
 	c.addedBehind(jump, page.Count, known)
 	return p

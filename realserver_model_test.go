@@ -674,6 +674,10 @@ func (s *modelSession) answer(c *modelCase, host string, req modelRequest) (body
 		s.facts.countLiedOnAll = false
 	}
 
+	if *modelTrace {
+		fmt.Printf("model: #%d skip=%d limit=%d -> from=%d nodes=%d (%s…) count=%d next=%v@%d list=%d\n",
+			n, skip, limit, from, len(nodes), firstID(nodes), count, hasNext, nextFrom, len(view))
+	}
 	var b strings.Builder
 	b.WriteString(`{"count":`)
 	b.WriteString(strconv.Itoa(count))
@@ -700,6 +704,16 @@ func (s *modelSession) answer(c *modelCase, host string, req modelRequest) (body
 	}
 	b.WriteString("]}")
 	return b.String(), true
+}
+
+// firstID is the ID of the first post of nodes, for a trace.
+func firstID(nodes []modelEntry) string {
+	for _, e := range nodes {
+		if e.id != "" {
+			return e.id
+		}
+	}
+	return "-"
 }
 
 // count writes a page's count as the case says.

@@ -126,13 +126,15 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 		return nil, verdict{}, err
 	}
 	next, refused := w.checkNext(ctx, req, page)
-	end := req.skip + sentNodes(page)
-	if w.cur.byID && next != nil {
-		end = skipOf(next)
-	}
+	skip := w.pageStart(req, page, p, next)
+	end := skip + sentNodes(page)
 	before := w.cur.pos
-	devs := deviationsOf(page, p.from) // before commit drops repeats from the page
-	nodes, repeats := w.cur.commit(page, p, req.skip, end)
+	fresh := before - skip // the first node as sent that the walk had not read
+	if p.start >= 0 {
+		fresh = before - p.start
+	}
+	devs := deviationsOf(page, p.from, fresh) // before commit drops repeats from the page
+	nodes, repeats := w.cur.commit(page, p, skip, end)
 	w.plan.learn(req, page)
 	if w.cur.byID && next != nil {
 		w.plan.followNext(next)
@@ -430,17 +432,38 @@ func (w *walk) resumeURL(pos int) string {
 }
 
 // deviationsOf returns the deviations of a page that concern its new posts
-// (nodes[from:]) or its dropped nodes: the anchor's were reported with the
-// page before.
-func deviationsOf(page *Page, from int) []Deviation {
-	if from == 0 || len(page.Deviations) == 0 {
+// (nodes[from:]) or the nodes it dropped from the sent index fresh on,
+// where the page reaches past what the walk had read: the anchor's, and
+// nodes dropped from pages read before, were reported with those pages.
+func deviationsOf(page *Page, from, fresh int) []Deviation {
+	if from == 0 && fresh <= 0 || len(page.Deviations) == 0 {
 		return page.Deviations
 	}
 	var out []Deviation
 	for _, d := range page.Deviations {
-		if d.Dropped || !slices.ContainsFunc(page.Nodes[:from], func(p Post) bool { return p.ID == d.PostID }) {
+		if d.Dropped && d.Index >= fresh || !d.Dropped && !slices.ContainsFunc(page.Nodes[:from], func(p Post) bool { return p.ID == d.PostID }) {
 			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// pageStart is where a placed page begins in the list: where it was asked,
+// unless the walk follows next links as sent (the link after it says where
+// it began: a server that rounds skip serves from elsewhere than asked), or
+// the page was read blind and its next link says it began before (a server
+// that rounds skip down to its own pages), never at or before the anchor
+// it does not hold. A next link further on than the page's end says
+// nothing of where it began (a server that writes next as skip plus limit
+// under a short page): the walk never skips what it was not sent.
+func (w *walk) pageStart(req pageRequest, page *Page, p placement, next *url.URL) int {
+	switch {
+	case next == nil:
+		return req.skip
+	case w.cur.byID:
+		return skipOf(next) - sentNodes(page)
+	case p.unverified:
+		return min(req.skip, max(skipOf(next)-sentNodes(page), w.cur.anchorAt+1, 0))
+	}
+	return req.skip
 }

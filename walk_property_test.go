@@ -21,6 +21,7 @@ import (
 var (
 	modelCases = flag.Int("model-cases", 100, "cases of TestWalkIsExactlyOnceAgainstRealServerModels")
 	modelSeed  = flag.Uint64("model-seed", 1, "seed of the first case of TestWalkIsExactlyOnceAgainstRealServerModels")
+	modelTrace = flag.Bool("model-trace", false, "print each request the model server answers (run one case)")
 )
 
 // modelWalkTimeout bounds one walk: a walk that never ends is a failure,
