@@ -83,6 +83,9 @@ type placement struct {
 	start int
 	// passed: a walk seeking its checkpoint's post passed over the page.
 	passed bool
+	// behind is how many posts the page shows were added behind the walk
+	// (see [cursor.behind]).
+	behind int
 }
 
 // place finds where a page answered for req stands relative to the posts
@@ -141,8 +144,8 @@ func (c *cursor) byLatest(req pageRequest, page *Page, latest, gap int, known, s
 	if latest < 0 || latest+gap >= len(page.Nodes) && page.Next != "" {
 		return placement{moved: true}
 	}
-	c.addedBehind(sentIndexes(page)(latest)-(c.anchorAt-req.skip-gap), page.Count, known)
-	return placement{placed: true, from: latest + 1, moved: true, suspect: sameCount}
+	behind := c.addedBehind(sentIndexes(page)(latest)-(c.anchorAt-req.skip-gap), page.Count, known)
+	return placement{placed: true, from: latest + 1, moved: true, suspect: sameCount || known && c.countLied, behind: behind}
 }
 
 // noteCount takes a page's count, and reports whether the page ends the
@@ -165,7 +168,7 @@ func (c *cursor) noteCount(req pageRequest, page *Page) (ends bool, err error) {
 	case c.byID && known && page.Count != c.placed && !c.countLied:
 		return false, c.driftError("the list changed while the server did not answer skip where asked: which posts moved cannot be told", "")
 	}
-	return c.anchor == "" || sentNodes(page) == 0 && !shrank && page.Count <= c.pos && req.skip <= c.pos, nil
+	return c.anchor == "" || sentNodes(page) == 0 && !shrank && page.Count <= c.pos && c.anchorAt < req.skip && req.skip <= c.pos, nil
 }
 
 // passOver places a page by the posts it holds, not by where it was asked
@@ -194,17 +197,9 @@ func (c *cursor) byAnchor(req pageRequest, page *Page, i int, known, sameCount b
 		return placement{moved: true}
 	}
 	p := placement{placed: true, from: i + 1, moved: jump != 0}
-	p.suspect = p.moved && (sameCount || known && c.countLied && !c.explained(jump, page.Count))
-	c.addedBehind(jump, page.Count, known)
+	p.suspect = p.moved && (sameCount || known && c.countLied)
+	p.behind = c.addedBehind(jump, page.Count, known)
 	return p
-}
-
-// explained reports whether a jump of the anchor from where it was asked
-// is no more than the change of count since the last page placed, in its
-// direction.
-func (c *cursor) explained(jump, count int) bool {
-	change := count - c.placed
-	return jump > 0 && jump <= change || jump < 0 && -jump <= -change
 }
 
 // movedAloneSlack is how much further than the count rose an anchor may be
@@ -228,19 +223,20 @@ func (c *cursor) movedAlone(page *Page, i, jump int) bool {
 	return !ok || before != c.seq[c.key(c.anchor)]-1
 }
 
-// addedBehind notes a yielded post found moved places further on than
-// asked: posts added behind the walk, as many as the count rose since the
-// last page placed, at most. A page from the wrong place moves posts as
-// well, but not the count. On a resumed walk's first page (known false)
-// there is no count to compare with: the list changed between the runs.
-func (c *cursor) addedBehind(moved, count int, known bool) {
-	if moved <= 0 {
-		return
+// addedBehind is how many posts were added behind the walk, as a yielded
+// post found moved places further on than asked shows: as many as the
+// count rose since the last page placed, at most. A page from the wrong
+// place moves posts as well, but not the count. On a resumed walk's first
+// page (known false) there is no count to compare with: the list changed
+// between the runs. A count seen to lie tells nothing.
+func (c *cursor) addedBehind(moved, count int, known bool) int {
+	switch {
+	case moved <= 0 || known && c.countLied:
+		return 0
+	case known:
+		return min(moved, max(0, count-c.placed))
 	}
-	if known {
-		moved = min(moved, max(0, count-c.placed))
-	}
-	c.behind += moved
+	return moved
 }
 
 // scan finds the posts of a page that were yielded: the index of the latest
@@ -355,6 +351,7 @@ func (c *cursor) commit(page *Page, p placement, skip, end int) (kept []Post, re
 	if len(kept) == 0 && p.from > 0 && !c.byID && !p.passed {
 		c.anchor, c.anchorAt = page.Nodes[p.from-1].ID, skip+at(p.from-1)
 	}
+	c.behind += p.behind
 	if sentNodes(page) > 0 {
 		c.pos = end
 	}
