@@ -73,7 +73,8 @@
 // pages) is followed by its own next links once two pages show it. A post
 // that moves in the order is detected when the pages show it (a
 // [*DriftError]); a move together with other changes can go unnoticed and
-// cost the moved post: see [DriftFail].
+// cost the moved post, and a checkpoint's own post moved back between two
+// runs brings again the posts it moved over: see [DriftFail].
 //
 //   - Prefetch (on by default, [WithReadAhead] 1): the next page is in
 //     flight while the caller handles the current one.

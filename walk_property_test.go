@@ -99,6 +99,7 @@ type modelWalk struct {
 	hasSum   bool
 	panicked any
 	note     string // how a resumed walk was resumed
+	after    string // the post a resumed walk's checkpoint is after
 }
 
 // runModelWalk walks the session's list in mode.
@@ -168,6 +169,7 @@ func resumeModelWalk(ctx context.Context, c *modelCase, cl *ugc.Client) (w model
 		where = fmt.Sprintf("after the last page (%d)", pages)
 	}
 	w.note = fmt.Sprintf("pages walked %s %s, checkpoint %+v, resumed %s", first.name, where, cp, second.name)
+	w.after = cp.After
 	if w.err != nil {
 		return w
 	}
@@ -285,7 +287,11 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 			fail("double/moved-across-checkpoint", "%d posts moved during the walk came again after the resume: %s (err %v)", len(movedDoubles), firstFew(movedDoubles), w.err)
 		}
 	}
-	if len(doubles) > 0 && !(mode.resume && c.resumedBlindMisplaced()) {
+	// A checkpoint's own post moved back in the order between the runs
+	// brings again the posts it moved over: the resumed walk knows only
+	// that post (README: "What is not promised: moves").
+	checkpointMoved := mode.resume && c.hasMove() && facts.touched[w.after]
+	if len(doubles) > 0 && !(mode.resume && c.resumedBlindMisplaced()) && !checkpointMoved {
 		fail("double", "%d posts yielded twice: %s (err %v)", len(doubles), firstFew(doubles), w.err)
 	}
 	if len(foreign) > 0 {
