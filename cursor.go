@@ -115,7 +115,7 @@ func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
 	case c.byID || c.seeking:
 		p = c.passOver(page, latest, anchorAt)
 	case req.blind && latest < 0:
-		p = placement{placed: true, unverified: true}
+		p = placement{placed: true, unverified: sentNodes(page) > 0} // an empty page has nothing to be checked
 	case anchorAt >= 0:
 		p = c.byAnchor(req, page, anchorAt, known, sameCount)
 	default:

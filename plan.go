@@ -90,6 +90,16 @@ func (p *plan) learn(req pageRequest, page *Page) {
 	}
 }
 
+// readOn takes a page that ended the list before its count as a sign that
+// the server sends no more than that page's nodes a page: the request
+// that reads on starts where its posts ended, since one from the anchor
+// would bring the same page again.
+func (p *plan) readOn(page *Page) {
+	if n := sentNodes(page); n > 0 {
+		p.served = min(p.served, n)
+	}
+}
+
 // followNext makes the walk follow next links as the server sends them,
 // with the caller's query, from next on.
 func (p *plan) followNext(next *url.URL) {

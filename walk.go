@@ -181,6 +181,7 @@ func (w *walk) judge(ctx context.Context, req pageRequest, page *Page, next *url
 	switch {
 	case ends && sentNodes(page) > 0 && w.cur.pos < page.Count && !w.cur.byID && w.readOn < 2:
 		w.readOn++
+		w.plan.readOn(page) // from where the posts ended, not again at the anchor
 		w.record(event{kind: evNextCorrected, ctx: ctx, req: req, page: page, msg: "ugc: a page ended the list before its count; reading on"})
 		return verdict{more: true}, nil
 	case ends:
@@ -292,7 +293,10 @@ func (w *walk) seek(ctx context.Context, req pageRequest, page *Page, reads int)
 // (see [walk.followNext]). Otherwise the page is taken as the answer to a
 // request where it began (as its anchor shows); the anchor of the page
 // after it checks it, but the walk can no longer vouch for its own
-// completeness.
+// completeness. Where it began is where it was asked when the list moved
+// under the walk, or where the anchor shows when the server answered from
+// elsewhere: the page is taken to begin at the earlier of the two, so that
+// the walk reads on from no further than where it ended.
 func (w *walk) settle(ctx context.Context, req pageRequest, page *Page, p placement, err error) (pageRequest, *Page, placement, error) {
 	switch {
 	case err != nil:
@@ -301,7 +305,7 @@ func (w *walk) settle(ctx context.Context, req pageRequest, page *Page, p placem
 		return w.followNext(ctx, req, page)
 	}
 	w.record(event{kind: evUnverified, ctx: ctx, req: req, page: page, msg: "ugc: a page twice away from where it was asked: taken from where it began"})
-	req.skip = p.start
+	req.skip = min(req.skip, p.start) // the list moved, or the server answered elsewhere: never past either
 	return req, page, p, nil
 }
 
