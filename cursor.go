@@ -150,8 +150,9 @@ func (c *cursor) byLatest(req pageRequest, page *Page, latest, gap int, known, s
 
 // noteCount takes a page's count, and reports whether the page ends the
 // list where the walk stands without a look at its posts (the first page,
-// or an empty page, asked for no further than where the list goes on, where
-// the count agrees that nothing follows the anchor;
+// or an empty page that is not a search's read, asked for no further than
+// where the list goes on, where the count agrees that nothing follows the
+// anchor;
 // an empty page that the count contradicts, or after posts were removed,
 // whose posts after the anchor may have moved back, is read again), or the
 // error of a count that changed where that is not allowed.
@@ -168,7 +169,7 @@ func (c *cursor) noteCount(req pageRequest, page *Page) (ends bool, err error) {
 	case c.byID && known && page.Count != c.placed && !c.countLied:
 		return false, c.driftError("the list changed while the server did not answer skip where asked: which posts moved cannot be told", "")
 	}
-	return c.anchor == "" || sentNodes(page) == 0 && !shrank && page.Count <= c.pos && c.anchorAt < req.skip && req.skip <= c.pos, nil
+	return c.anchor == "" || sentNodes(page) == 0 && !shrank && !req.seek && page.Count <= c.pos && c.anchorAt < req.skip && req.skip <= c.pos, nil
 }
 
 // passOver places a page by the posts it holds, not by where it was asked
@@ -197,9 +198,20 @@ func (c *cursor) byAnchor(req pageRequest, page *Page, i int, known, sameCount b
 		return placement{moved: true}
 	}
 	p := placement{placed: true, from: i + 1, moved: jump != 0}
-	p.suspect = p.moved && (sameCount || known && c.countLied)
+	p.suspect = p.moved && known && (sameCount || c.countLied || !c.explained(jump, page.Count))
 	p.behind = c.addedBehind(jump, page.Count, known)
 	return p
+}
+
+// explained reports whether a jump of the anchor from where it was asked
+// is no more than the change of count since the last page placed, in its
+// direction, give or take movedAloneSlack: posts added before it push it
+// on by as many as the count rose; removed, back by as many as it fell
+// (while others change elsewhere). A server that rounds skip to its own
+// pages moves a page further than that.
+func (c *cursor) explained(jump, count int) bool {
+	change := count - c.placed
+	return jump > 0 && jump <= max(change, 0)+movedAloneSlack || jump < 0 && -jump <= max(-change, 0)+movedAloneSlack
 }
 
 // movedAloneSlack is how much further than the count rose an anchor may be

@@ -282,6 +282,7 @@ func (w *walk) seek(ctx context.Context, req pageRequest, page *Page, reads int)
 		return req, nil, w.lost(page, reads)
 	}
 	req = w.plan.request(skip, w.plan.anchoredLimit())
+	req.seek = true
 	page, err := w.reread(ctx, req)
 	return req, page, err
 }

@@ -39,6 +39,9 @@ type pageRequest struct {
 	// blind is set on a request that starts after the anchor: nothing on
 	// its page can show it came from where it was asked.
 	blind bool
+	// seek is set on a read that searches for the anchor: an empty page
+	// there says nothing of where the list ends.
+	seek bool
 }
 
 // flight is one request in flight.
