@@ -536,10 +536,12 @@ func (c *modelCase) errorIsHonest() bool {
 }
 
 // resumedBlindMisplaced reports whether a resumed walk may repeat posts of
-// the first run without an error: it knows only the checkpoint's post, so a
-// page read without the anchor (after a run of nodes that are not posts)
-// that a server answered from elsewhere, with a next link that agrees with
-// the request, holds nothing it can recognise.
+// the first run: it knows only the checkpoint's post, so a page read
+// without the anchor (after a run of nodes that are not posts, or past an
+// end that a count that lies contradicts) that a server answered from
+// elsewhere, with a next link that agrees with the request, holds nothing
+// it can recognise.
 func (c *modelCase) resumedBlindMisplaced() bool {
-	return (c.nullRuns > 0 || c.limit == 1) && c.skip != skipHonoured
+	countLies := c.count != countTrue
+	return (c.nullRuns > 0 || c.limit == 1 || countLies) && c.skip != skipHonoured
 }
