@@ -454,8 +454,9 @@ func deviationsOf(page *Page, from, fresh int) []Deviation {
 }
 
 // pageStart is where a placed page begins in the list: where it was asked,
-// unless the walk follows next links as sent (the link after it says where
-// it began: a server that rounds skip serves from elsewhere than asked), or
+// unless the walk follows next links as sent (the link after it, or on the
+// last page its anchor, says where it began: a server that rounds skip
+// serves from elsewhere than asked), or
 // the page was read blind and its next link says it began before (a server
 // that rounds skip down to its own pages), never at or before the anchor
 // it does not hold. A next link further on than the page's end says
@@ -463,10 +464,12 @@ func deviationsOf(page *Page, from, fresh int) []Deviation {
 // under a short page): the walk never skips what it was not sent.
 func (w *walk) pageStart(req pageRequest, page *Page, p placement, next *url.URL) int {
 	switch {
+	case w.cur.byID && next != nil:
+		return skipOf(next) - sentNodes(page)
+	case w.cur.byID && p.start >= 0:
+		return p.start // the last page: where its anchor shows
 	case next == nil:
 		return req.skip
-	case w.cur.byID:
-		return skipOf(next) - sentNodes(page)
 	case p.unverified:
 		return min(req.skip, max(skipOf(next)-sentNodes(page), w.cur.anchorAt+1, 0))
 	}
