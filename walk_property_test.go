@@ -529,10 +529,11 @@ func (c *modelCase) undetectableShortfall() bool {
 // honest answer: a count that lies while skip is not honoured, so that the
 // walk places pages by what the server says of itself and cannot tell a
 // count that lies from posts the server skipped or a list that changed
-// (ErrIncomplete, a DriftError); or a count above the list with runs of
-// nodes that are not posts, read without the anchor.
+// (ErrIncomplete, a DriftError); or a count above the list with pages read
+// without the anchor (after runs of nodes that are not posts, or a node
+// that is not a post on a list read one post a page).
 func (c *modelCase) errorIsHonest() bool {
-	return c.count != countTrue && c.skip != skipHonoured || c.count == countHigher && c.nullRuns > 0
+	return c.count != countTrue && c.skip != skipHonoured || c.count == countHigher && (c.nullRuns > 0 || c.limit == 1)
 }
 
 // resumedBlindMisplaced reports whether a resumed walk may repeat posts of
