@@ -278,7 +278,8 @@ func (c *cursor) scan(page *Page) (latest, gap, anchorAt int, err error) {
 // seek returns the skip of the read that should find the anchor again,
 // after a page answered for skip could not be placed (the reads-th such
 // page in a row). It centres the read on where the posts the page holds say
-// the anchor is. A page that holds none of them says only that the anchor
+// the anchor is (from the latest of them on, when a read there did not
+// show it). A page that holds none of them says only that the anchor
 // is elsewhere: the first time, the read goes where the change of count
 // since the last page placed would have moved it (posts added before it
 // push it on); after that, or with no change of count, reads search around
@@ -294,7 +295,15 @@ func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	}
 	half := (limit - 1) / 2
 	if err == nil && latest >= 0 {
-		return min(max(skip+sentIndexes(page)(latest)+gap-half, 0), last)
+		at := skip + sentIndexes(page)(latest)
+		next := min(max(at+gap-half, 0), last)
+		if next == skip {
+			// Read there already: nodes that are not posts stand
+			// between, so the anchor is further on than the posts
+			// say. Read from the latest on, as far as a page reaches.
+			next = min(max(at, skip+1), last)
+		}
+		return next
 	}
 	delta := page.Count - c.placed
 	if !c.counted || c.placed == 0 && c.yielded <= 1 {
