@@ -297,7 +297,8 @@ func (w *walk) seek(ctx context.Context, req pageRequest, page *Page, reads int)
 // completeness. Where it began is where it was asked when the list moved
 // under the walk, or where the anchor shows when the server answered from
 // elsewhere: the page is taken to begin at the earlier of the two, so that
-// the walk reads on from no further than where it ended.
+// the walk reads on from no further than where it ended, unless from there
+// it would only ask for the same page again.
 func (w *walk) settle(ctx context.Context, req pageRequest, page *Page, p placement, err error) (pageRequest, *Page, placement, error) {
 	switch {
 	case err != nil:
@@ -306,7 +307,11 @@ func (w *walk) settle(ctx context.Context, req pageRequest, page *Page, p placem
 		return w.followNext(ctx, req, page)
 	}
 	w.record(event{kind: evUnverified, ctx: ctx, req: req, page: page, msg: "ugc: a page twice away from where it was asked: taken from where it began"})
-	req.skip = min(req.skip, p.start) // the list moved, or the server answered elsewhere: never past either
+	asked := req.skip
+	req.skip = min(asked, p.start) // the list moved, or the server answered elsewhere: never past either
+	if endsAtAnchor(page, p) && req.skip+sentNodes(page) <= w.cur.pos {
+		req.skip = max(asked, p.start) // from the earlier, the walk would ask for this page again
+	}
 	return req, page, p, nil
 }
 
@@ -319,6 +324,12 @@ func (w *walk) followNext(ctx context.Context, req pageRequest, page *Page) (pag
 	w.record(event{kind: evFollowNext, ctx: ctx, req: req, page: page, msg: "ugc: the server does not answer skip where asked; following its next links as sent"})
 	p, err := w.cur.place(req, page)
 	return req, page, p, err
+}
+
+// endsAtAnchor reports whether a placed page's last node as sent is the
+// anchor: nothing after it is new.
+func endsAtAnchor(page *Page, p placement) bool {
+	return p.from > 0 && p.from == len(page.Nodes) && sentIndexes(page)(p.from-1) == sentNodes(page)-1
 }
 
 // doubtful reports whether a placed page is read again before it is
