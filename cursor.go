@@ -41,6 +41,10 @@ type cursor struct {
 	// list that cannot be placed, unless the count was seen to lie
 	// (countLied), when it tells nothing.
 	byID, countLied bool
+	// countMeaningless is set once a page's count was none (0 or less
+	// under posts) or the page's own length under a next link: a count
+	// that measures nothing, whatever the walk's positions.
+	countMeaningless bool
 }
 
 func newCursor(policy DriftPolicy, endpoint string, skip int) *cursor {
@@ -376,7 +380,10 @@ func (c *cursor) commit(page *Page, p placement, skip, end int) (kept []Post, re
 	if sentNodes(page) > 0 {
 		c.pos = end
 	}
-	if c.pos > page.Count || page.Count <= 0 && sentNodes(page) > 0 || page.Next != "" && page.Count == sentNodes(page) {
+	if page.Count <= 0 && sentNodes(page) > 0 || page.Next != "" && page.Count == sentNodes(page) {
+		c.countMeaningless = true // none, or the page's own
+	}
+	if c.pos > page.Count || c.countMeaningless {
 		c.countLied = true // not the list's size: none, the page's own, or short of what was read
 	}
 	c.placed = page.Count

@@ -388,14 +388,13 @@ func (w *walk) endErr(v verdict) error {
 // read twice: a count above what it found is the count's error, recorded,
 // not the walk's. A walk that read pages blind or followed next links as
 // sent cannot vouch for itself: a shortfall beyond the posts added behind
-// it (not owed) is [ErrIncomplete], unless the count was seen to lie (0,
-// -1, the page's own length, short of what was read): such a count is no
-// measure of the list. Nodes dropped because they could not be posts were
+// it (not owed) is [ErrIncomplete], unless the count was seen to measure
+// nothing (0, -1, the page's own length): then it is only recorded. Nodes dropped because they could not be posts were
 // reported as deviations and are not a shortfall.
 func (w *walk) shortfall() error {
 	shortfall := w.cur.last - w.start - w.dropped - w.sum.Posts
 	w.record(event{kind: evShortfall, n: shortfall})
-	if shortfall <= w.cur.behind || w.sum.Unverified == 0 && !w.cur.byID || w.cur.countLied {
+	if shortfall <= w.cur.behind || w.sum.Unverified == 0 && !w.cur.byID || w.cur.countMeaningless {
 		return nil
 	}
 	return &IncompleteError{Endpoint: w.cur.endpoint, Count: w.cur.last, Skip: w.start, Posts: w.sum.Posts}
