@@ -389,8 +389,9 @@ func (w *walk) endErr(v verdict) error {
 // not the walk's. A walk that read pages blind or followed next links as
 // sent cannot vouch for itself: a shortfall beyond the posts added behind
 // it (not owed) is [ErrIncomplete], unless the count was seen to measure
-// nothing (0, -1, the page's own length): then it is only recorded. Nodes dropped because they could not be posts were
-// reported as deviations and are not a shortfall.
+// nothing (0, -1, the page's own length): then it is only recorded. Nodes
+// dropped because they could not be posts were reported as deviations and
+// are not a shortfall.
 func (w *walk) shortfall() error {
 	shortfall := w.cur.last - w.start - w.dropped - w.sum.Posts
 	w.record(event{kind: evShortfall, n: shortfall})
@@ -468,10 +469,9 @@ func deviationsOf(page *Page, from, fresh int) []Deviation {
 // pageStart is where a placed page begins in the list: where it was asked,
 // unless the walk follows next links as sent (the link after it, or on the
 // last page its anchor, says where it began: a server that rounds skip
-// serves from elsewhere than asked), or
-// the page was read blind and its next link says it began before (a server
-// that rounds skip down to its own pages), never at or before the anchor
-// it does not hold. A next link further on than the page's end says
+// serves from elsewhere than asked), or the page was read blind and its
+// next link says it began before (a server that rounds skip down to its
+// own pages), never at or before the anchor it does not hold. A next link further on than the page's end says
 // nothing of where it began (a server that writes next as skip plus limit
 // under a short page): the walk never skips what it was not sent.
 func (w *walk) pageStart(req pageRequest, page *Page, p placement, next *url.URL) int {
@@ -480,9 +480,7 @@ func (w *walk) pageStart(req pageRequest, page *Page, p placement, next *url.URL
 		return skipOf(next) - sentNodes(page)
 	case w.cur.byID && p.start >= 0:
 		return p.start // the last page: where its anchor shows
-	case next == nil:
-		return req.skip
-	case p.unverified:
+	case p.unverified && next != nil:
 		return min(req.skip, max(skipOf(next)-sentNodes(page), w.cur.anchorAt+1, 0))
 	}
 	return req.skip
