@@ -38,14 +38,32 @@ type cursor struct {
 	// byID is set once the server has shown it does not answer skip where
 	// asked: pages are then placed by the posts they hold, not by where
 	// they were asked for. A count that changes then is a change of the
-	// list that cannot be placed, unless the count was seen to lie
-	// (countLied), when it tells nothing.
-	byID, countLied bool
-	// countMeaningless is set once a page's count was none (0 or less
-	// under posts) or the page's own length under a next link: a count
-	// that measures nothing, whatever the walk's positions.
-	countMeaningless bool
+	// list that cannot be placed, unless the count was seen to lie, when
+	// it tells nothing.
+	byID bool
+	// trust is what the pages' counts have shown themselves to be.
+	trust countTrust
 }
+
+// countTrust grades what a walk has learned of the pages' count.
+type countTrust int
+
+const (
+	// countHolds: every count so far could be the list's size.
+	countHolds countTrust = iota
+	// countShort: the walk read past a page's count. The count is stale
+	// or cached, or the walk was misplaced by a server that ignores skip:
+	// it no longer places pages or credits posts added behind, but a walk
+	// that ends short of it is still incomplete.
+	countShort
+	// countNone: a count measured nothing (0 or less under posts, or the
+	// page's own length under a next link), whatever the walk's positions.
+	// Only such a count excuses a walk that ends short of it.
+	countNone
+)
+
+// countLied reports whether a page showed its count is not the list's size.
+func (c *cursor) countLied() bool { return c.trust != countHolds }
 
 func newCursor(policy DriftPolicy, endpoint string, skip int) *cursor {
 	return &cursor{policy: policy, endpoint: endpoint, seed: maphash.MakeSeed(), seq: make(map[uint64]int, 256), pos: skip, anchorAt: skip - 1}
@@ -149,7 +167,7 @@ func (c *cursor) byLatest(req pageRequest, page *Page, latest, gap int, known, s
 		return placement{moved: true}
 	}
 	behind := c.addedBehind(sentIndexes(page)(latest)-(c.anchorAt-req.skip-gap), page.Count, known)
-	return placement{placed: true, from: latest + 1, moved: true, suspect: sameCount || known && c.countLied, behind: behind}
+	return placement{placed: true, from: latest + 1, moved: true, suspect: sameCount || known && c.countLied(), behind: behind}
 }
 
 // noteCount takes a page's count, and reports whether the page ends the
@@ -170,7 +188,7 @@ func (c *cursor) noteCount(req pageRequest, page *Page) (ends bool, err error) {
 	switch {
 	case c.policy == DriftFail && page.Count != c.count:
 		return false, c.driftError("the count changed", "")
-	case c.byID && known && page.Count != c.placed && !c.countLied:
+	case c.byID && known && page.Count != c.placed && !c.countLied():
 		return false, c.driftError("the list changed while the server did not answer skip where asked: which posts moved cannot be told", "")
 	}
 	return c.anchor == "" || sentNodes(page) == 0 && !shrank && !req.seek && page.Count <= c.pos && c.anchorAt < req.skip && req.skip <= c.pos, nil
@@ -202,7 +220,7 @@ func (c *cursor) byAnchor(req pageRequest, page *Page, i int, known, sameCount b
 		return placement{moved: true}
 	}
 	p := placement{placed: true, from: i + 1, moved: jump != 0}
-	p.suspect = p.moved && known && (sameCount || c.countLied || !c.explained(jump, page.Count))
+	p.suspect = p.moved && known && (sameCount || c.countLied() || !c.explained(jump, page.Count))
 	p.behind = c.addedBehind(jump, page.Count, known)
 	return p
 }
@@ -247,7 +265,7 @@ func (c *cursor) movedAlone(page *Page, i, jump int) bool {
 // between the runs. A count seen to lie tells nothing.
 func (c *cursor) addedBehind(moved, count int, known bool) int {
 	switch {
-	case moved <= 0 || known && c.countLied:
+	case moved <= 0 || known && c.countLied():
 		return 0
 	case known:
 		return min(moved, max(0, count-c.placed))
@@ -282,8 +300,9 @@ func (c *cursor) scan(page *Page) (latest, gap, anchorAt int, err error) {
 // seek returns the skip of the read that should find the anchor again,
 // after a page answered for skip could not be placed (the reads-th such
 // page in a row). It centres the read on where the posts the page holds say
-// the anchor is (from the latest of them on, when a read there did not
-// show it). A page that holds none of them says only that the anchor
+// the anchor is, or, when the page reached that place and the anchor was
+// not there, reads on from the page's end. A page that holds none of them
+// says only that the anchor
 // is elsewhere: the first time, the read goes where the change of count
 // since the last page placed would have moved it (posts added before it
 // push it on); after that, or with no change of count, reads search around
@@ -299,15 +318,14 @@ func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	}
 	half := (limit - 1) / 2
 	if err == nil && latest >= 0 {
-		at := skip + sentIndexes(page)(latest)
-		next := min(max(at+gap-half, 0), last)
-		if next == skip {
-			// Read there already: nodes that are not posts stand
-			// between, so the anchor is further on than the posts
-			// say. Read from the latest on, as far as a page reaches.
-			next = min(max(at, skip+1), last)
+		at, end := skip+sentIndexes(page)(latest), skip+sentNodes(page)
+		if at+gap < end {
+			// The page reached where the posts say the anchor is, and
+			// it was not there: nodes that are not posts (or posts
+			// added) stand between. It is further on than the page.
+			return min(end, last)
 		}
-		return next
+		return min(max(at+gap-half, 0), last)
 	}
 	delta := page.Count - c.placed
 	if !c.counted || c.placed == 0 && c.yielded <= 1 {
@@ -328,7 +346,7 @@ func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 // as the count says, or, when the count tells nothing, two pages past
 // where the walk stands.
 func (c *cursor) lastStart(page *Page, limit int) int {
-	if c.countLied || page.Count <= c.anchorAt {
+	if c.countLied() || page.Count <= c.anchorAt {
 		return max(c.anchorAt, c.pos) + 2*limit
 	}
 	return max(page.Count-1, 0)
@@ -380,11 +398,11 @@ func (c *cursor) commit(page *Page, p placement, skip, end int) (kept []Post, re
 	if sentNodes(page) > 0 {
 		c.pos = end
 	}
-	if page.Count <= 0 && sentNodes(page) > 0 || page.Next != "" && page.Count == sentNodes(page) {
-		c.countMeaningless = true // none, or the page's own
-	}
-	if c.pos > page.Count || c.countMeaningless {
-		c.countLied = true // not the list's size: none, the page's own, or short of what was read
+	switch {
+	case page.Count <= 0 && sentNodes(page) > 0 || page.Next != "" && page.Count == sentNodes(page):
+		c.trust = countNone
+	case c.pos > page.Count:
+		c.trust = max(c.trust, countShort)
 	}
 	c.placed = page.Count
 	return kept, repeats
@@ -393,7 +411,7 @@ func (c *cursor) commit(page *Page, p placement, skip, end int) (kept []Post, re
 // believedCount is the last page's count, or -1 once a page showed the
 // count is not the size of the list.
 func (c *cursor) believedCount() int {
-	if c.countLied {
+	if c.countLied() {
 		return -1
 	}
 	return c.last

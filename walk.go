@@ -395,7 +395,7 @@ func (w *walk) endErr(v verdict) error {
 func (w *walk) shortfall() error {
 	shortfall := w.cur.last - w.start - w.dropped - w.sum.Posts
 	w.record(event{kind: evShortfall, n: shortfall})
-	if shortfall <= w.cur.behind || w.sum.Unverified == 0 && !w.cur.byID || w.cur.countMeaningless {
+	if shortfall <= w.cur.behind || w.sum.Unverified == 0 && !w.cur.byID || w.cur.trust == countNone {
 		return nil
 	}
 	return &IncompleteError{Endpoint: w.cur.endpoint, Count: w.cur.last, Skip: w.start, Posts: w.sum.Posts}
