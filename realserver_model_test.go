@@ -675,8 +675,8 @@ func (s *modelSession) answer(c *modelCase, host string, req modelRequest) (body
 	}
 
 	if *modelTrace {
-		fmt.Printf("model: #%d skip=%d limit=%d -> from=%d nodes=%d (%s…) count=%d next=%v@%d list=%d\n",
-			n, skip, limit, from, len(nodes), firstID(nodes), count, hasNext, nextFrom, len(view))
+		fmt.Printf("model: #%d skip=%d limit=%d -> from=%d nodes=%d [%s] count=%d next=%v@%d list=%d\n",
+			n, skip, limit, from, len(nodes), layout(nodes), count, hasNext, nextFrom, len(view))
 	}
 	var b strings.Builder
 	b.WriteString(`{"count":`)
@@ -707,13 +707,27 @@ func (s *modelSession) answer(c *modelCase, host string, req modelRequest) (body
 }
 
 // firstID is the ID of the first post of nodes, for a trace.
-func firstID(nodes []modelEntry) string {
-	for _, e := range nodes {
-		if e.id != "" {
-			return e.id
+// layout shows a page's nodes for -model-trace: post IDs, and runs of
+// nodes that are not posts as -×n.
+func layout(nodes []modelEntry) string {
+	var parts []string
+	run := 0
+	flush := func() {
+		if run > 0 {
+			parts = append(parts, fmt.Sprintf("-×%d", run))
+			run = 0
 		}
 	}
-	return "-"
+	for _, e := range nodes {
+		if e.id == "" {
+			run++
+			continue
+		}
+		flush()
+		parts = append(parts, e.id)
+	}
+	flush()
+	return strings.Join(parts, " ")
 }
 
 // count writes a page's count as the case says.

@@ -127,6 +127,12 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 	}
 	next, refused := w.checkNext(ctx, req, page)
 	skip := w.pageStart(req, page, p, next)
+	if skip < req.skip && w.cur.anchor == "" {
+		// Begun earlier than asked, with no post yielded to place it
+		// by: what stands before where the walk was asked to go on
+		// was read already, or was not asked for.
+		p.from = postsFrom(page, req.skip-skip)
+	}
 	end := skip + sentNodes(page)
 	before := w.cur.pos
 	fresh := before - skip // the first node as sent that the walk had not read
@@ -153,10 +159,10 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 		return nil, v, err
 	}
 	out := &Page{Count: page.Count, Nodes: nodes, Deviations: devs}
-	w.out, w.outAt = out, w.positions(w.outAt[:0], req.skip, page, p.from, nodes)
+	w.out, w.outAt = out, w.positions(w.outAt[:0], skip, page, p.from, nodes)
 	out.Checkpoint = w.checkpoint(len(nodes))
 	if v.more {
-		out.Next = w.resumeURL(w.cur.pos)
+		out.Next = w.nextURL()
 	}
 	return out, v, nil
 }
@@ -435,18 +441,23 @@ func (w *walk) checkpoint(n int) Checkpoint {
 		if w.cur.anchor != "" {
 			at = w.cur.anchorAt + 1
 		}
-		return Checkpoint{URL: w.resumeURL(at), After: w.cur.anchor}
+		return Checkpoint{URL: w.requestURL(at), After: w.cur.anchor}
 	}
-	return Checkpoint{URL: w.resumeURL(w.outAt[n-1] + 1), After: w.out.Nodes[n-1].ID}
+	return Checkpoint{URL: w.requestURL(w.outAt[n-1] + 1), After: w.out.Nodes[n-1].ID}
 }
 
-// resumeURL is the URL of the walk's request at pos, or the next link it
-// follows when it follows the server's.
-func (w *walk) resumeURL(pos int) string {
+// requestURL is the URL of the walk's request at pos: a checkpoint's, just
+// after its post, whatever the walk follows.
+func (w *walk) requestURL(pos int) string { return w.plan.request(pos, w.plan.limit).u.String() }
+
+// nextURL is where the walk goes on, as a page's Next: the next link it
+// follows when it follows the server's, else its request where the list
+// goes on.
+func (w *walk) nextURL() string {
 	if w.cur.byID {
 		return w.plan.following(w.cur).u.String()
 	}
-	return w.plan.request(pos, w.plan.limit).u.String()
+	return w.requestURL(w.cur.pos)
 }
 
 // deviationsOf returns the deviations of a page that concern its new posts
@@ -471,17 +482,32 @@ func deviationsOf(page *Page, from, fresh int) []Deviation {
 // last page its anchor, says where it began: a server that rounds skip
 // serves from elsewhere than asked), or the page was read blind and its
 // next link says it began before (a server that rounds skip down to its
-// own pages), never at or before the anchor it does not hold. A next link further on than the page's end says
-// nothing of where it began (a server that writes next as skip plus limit
-// under a short page): the walk never skips what it was not sent.
+// own pages), never at or before the anchor it does not hold. A next link
+// further on than the page's end says nothing of where it began (a server
+// that writes next as skip plus limit under a short page): the walk never
+// skips what it was not sent.
 func (w *walk) pageStart(req pageRequest, page *Page, p placement, next *url.URL) int {
 	switch {
 	case w.cur.byID && next != nil:
 		return skipOf(next) - sentNodes(page)
 	case w.cur.byID && p.start >= 0:
 		return p.start // the last page: where its anchor shows
+	case p.unverified && next != nil && w.cur.anchor == "":
+		return min(req.skip, max(skipOf(next)-sentNodes(page), 0))
 	case p.unverified && next != nil:
-		return min(req.skip, max(skipOf(next)-sentNodes(page), w.cur.anchorAt+1, 0))
+		return min(req.skip, max(skipOf(next)-sentNodes(page), w.cur.anchorAt+1))
 	}
 	return req.skip
+}
+
+// postsFrom returns the index in page.Nodes of the first post at the sent
+// index i or after it.
+func postsFrom(page *Page, i int) int {
+	sent := sentIndexes(page)
+	for k := range page.Nodes {
+		if sent(k) >= i {
+			return k
+		}
+	}
+	return len(page.Nodes)
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"runtime/metrics"
@@ -341,5 +343,72 @@ func TestResumeAfterAPostAloneSeeksIt(t *testing.T) {
 			assert.Zero(t, n, "nothing yielded")
 			assert.ErrorIs(t, last, ugc.ErrDrift)
 		})
+	}
+}
+
+// TestEveryCheckpointResumesExactlyOnce: a walk resumed from the
+// checkpoint of any page it handed out yields exactly the posts after that
+// page's last, without error, and on a server that honours skip the
+// checkpoint names the place just after that post. Generated layouts
+// (runs of nodes that are not posts, servers that round skip to a page),
+// in every mode.
+func TestEveryCheckpointResumesExactlyOnce(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(120) {
+		rng := rand.New(rand.NewPCG(seed, 16))
+		c := &modelCase{seed: seed, endpoint: "posts", limit: 2 + rng.IntN(24), count: countTrue,
+			nextForms: []nextForm{nextFormAbsolute}, nextEscapes: []nextEscape{nextEscapeAsSent}}
+		if rng.IntN(3) > 0 {
+			c.skip, c.roundTo = skipRounded, min([]int{c.limit, 10}[rng.IntN(2)], c.limit)
+		}
+		var ids []string
+		at := map[string]int{}    // where each post stands
+		nulls := rng.IntN(2) == 0 // runs of them before a quarter of the posts
+		for i := range 5 + rng.IntN(40) {
+			if nulls && rng.IntN(4) == 0 {
+				c.nullRuns++
+				for range 1 + rng.IntN(2*c.limit) {
+					c.entries = append(c.entries, modelEntry{odd: "null"})
+				}
+			}
+			id := fmt.Sprintf("p%03d", i)
+			at[id] = len(c.entries)
+			ids = append(ids, id)
+			c.entries = append(c.entries, modelEntry{id: id})
+		}
+		srv := newModelServer(t, c)
+		for _, mode := range walkModes()[:5] {
+			t.Run(fmt.Sprintf("seed=%d/%s", seed, mode.name), func(t *testing.T) {
+				_, baseURL := srv.session(mode.name)
+				cl, err := ugc.NewClient(baseURL, modelAPIKey, ugc.WithRetryWait(0, 0))
+				require.NoError(t, err)
+				ctx, cancel := context.WithTimeout(context.Background(), modelWalkTimeout)
+				defer cancel()
+				var cps []ugc.Checkpoint
+				for page, err := range c.modelPages(ctx, cl, mode.opts) {
+					require.NoError(t, err, "%s", c)
+					cps = append(cps, page.Checkpoint)
+				}
+				for i, cp := range cps {
+					// Each resumed walk has a session (a request budget)
+					// of its own, at a path of its own.
+					name := fmt.Sprintf("%s-%d", mode.name, i)
+					_, base := srv.session(name)
+					rcl, err := ugc.NewClient(base, modelAPIKey, ugc.WithRetryWait(0, 0))
+					require.NoError(t, err)
+					if c.skip == skipHonoured && cp.After != "" {
+						u, err := url.Parse(cp.URL)
+						require.NoError(t, err)
+						assert.Equal(t, strconv.Itoa(at[cp.After]+1), u.Query().Get("skip"), "the checkpoint after %s (%s)", cp.After, c)
+					}
+					var again modelWalk
+					cp.URL = strings.Replace(cp.URL, "/"+mode.name+"/", "/"+name+"/", 1)
+					again.collect(c.modelPosts(ctx, rcl, append(slices.Clone(mode.opts), resumeWalk(cp))))
+					if assert.NoError(t, again.err, "resumed after %s, %s (%s)", cp.After, cp.URL, c) {
+						assertIDs(t, ids[slices.Index(ids, cp.After)+1:], idsOf(again.posts), "resumed after %s (%s)", cp.After, c)
+					}
+				}
+			})
+		}
 	}
 }

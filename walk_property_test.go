@@ -529,11 +529,14 @@ func (c *modelCase) undetectableShortfall() bool {
 // honest answer: a count that lies while skip is not honoured, so that the
 // walk places pages by what the server says of itself and cannot tell a
 // count that lies from posts the server skipped or a list that changed
-// (ErrIncomplete, a DriftError); or a count above the list with pages read
-// without the anchor (after runs of nodes that are not posts, or a node
-// that is not a post on a list read one post a page).
+// (ErrIncomplete, a DriftError); or a count above the list, on every page
+// or on some (a count that changes), with pages read without the anchor
+// (after runs of nodes that are not posts, or a node that is not a post on
+// a list read one post a page): such a page cannot show that no post
+// before it was skipped.
 func (c *modelCase) errorIsHonest() bool {
-	return c.count != countTrue && c.skip != skipHonoured || c.count == countHigher && (c.nullRuns > 0 || c.limit == 1)
+	countAbove := c.count == countHigher || c.count == countChanging
+	return c.count != countTrue && c.skip != skipHonoured || countAbove && (c.nullRuns > 0 || c.limit == 1)
 }
 
 // endUnknown reports whether a walk may not tell where the list ended, and
