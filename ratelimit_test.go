@@ -172,7 +172,10 @@ func TestThrottleBudgetEndsWithErrRateLimited(t *testing.T) {
 	assert.Same(t, te.Err, apiErr)
 	assert.Greater(t, apiErr.Attempts, 2, "more attempts than WithRetryMax allows ordinary failures")
 	assert.Len(t, srv.requests(), apiErr.Attempts)
-	assert.LessOrEqual(t, te.Waited+te.Wait, 150*time.Millisecond+te.Wait)
+	// Each retry waits 20ms first: however slow the machine, no more
+	// retries than the budget holds waits (a bound on time would be a
+	// timed test).
+	assert.LessOrEqual(t, apiErr.Attempts, 1+150/20, "no retry once the waits would pass the budget")
 	assert.Greater(t, te.Waited+te.Wait, 150*time.Millisecond, "it ends when the next wait would pass the budget")
 	assert.Contains(t, err.Error(), "throttle budget of 150ms spent")
 }
