@@ -301,7 +301,9 @@ func (c *cursor) scan(page *Page) (latest, gap, anchorAt int, err error) {
 // after a page answered for skip could not be placed (the reads-th such
 // page in a row). It centres the read on where the posts the page holds say
 // the anchor is, or, when the page reached that place and the anchor was
-// not there, reads on from the page's end. A page that holds none of them
+// not there, reads on from the page's end; a first such page whose posts
+// stand past where the anchor stood, under the same count, was not
+// answered where asked: it is asked again. A page that holds none of them
 // says only that the anchor
 // is elsewhere: the first time, the read goes where the change of count
 // since the last page placed would have moved it (posts added before it
@@ -319,7 +321,14 @@ func (c *cursor) seek(skip, limit, reads int, page *Page) int {
 	half := (limit - 1) / 2
 	if err == nil && latest >= 0 {
 		at, end := skip+sentIndexes(page)(latest), skip+sentNodes(page)
-		if at+gap < end {
+		switch {
+		case reads == 1 && at > c.anchorAt && page.Count == c.placed:
+			// A post yielded before the anchor stands past where the
+			// anchor stood, and the count stood: the page is not from
+			// where it was asked (a server that ignored skip). Ask
+			// there again.
+			return skip
+		case at+gap < end:
 			// The page reached where the posts say the anchor is, and
 			// it was not there: nodes that are not posts (or posts
 			// added) stand between. It is further on than the page.
