@@ -253,8 +253,12 @@ func (c *cursor) movedAlone(page *Page, i, jump int) bool {
 	if jump <= max(0, page.Count-c.placed)+movedAloneSlack || i == 0 {
 		return false
 	}
+	want := c.seq[c.key(c.anchor)] - 1
+	if want == 0 {
+		return false // the first post yielded: which stood before it is not known
+	}
 	before, ok := c.seq[c.key(page.Nodes[i-1].ID)]
-	return !ok || before != c.seq[c.key(c.anchor)]-1
+	return !ok || before != want
 }
 
 // addedBehind is how many posts were added behind the walk, as a yielded

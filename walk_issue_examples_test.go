@@ -379,8 +379,9 @@ func TestEveryCheckpointResumesExactlyOnce(t *testing.T) {
 		srv := newModelServer(t, c)
 		for _, mode := range walkModes()[:5] {
 			t.Run(fmt.Sprintf("seed=%d/%s", seed, mode.name), func(t *testing.T) {
+				hc := sharedHTTPClient(t)
 				_, baseURL := srv.session(mode.name)
-				cl, err := ugc.NewClient(baseURL, modelAPIKey, ugc.WithRetryWait(0, 0))
+				cl, err := ugc.NewClient(baseURL, modelAPIKey, ugc.WithRetryWait(0, 0), ugc.WithHTTPClient(hc))
 				require.NoError(t, err)
 				ctx, cancel := context.WithTimeout(context.Background(), modelWalkTimeout)
 				defer cancel()
@@ -394,7 +395,7 @@ func TestEveryCheckpointResumesExactlyOnce(t *testing.T) {
 					// of its own, at a path of its own.
 					name := fmt.Sprintf("%s-%d", mode.name, i)
 					_, base := srv.session(name)
-					rcl, err := ugc.NewClient(base, modelAPIKey, ugc.WithRetryWait(0, 0))
+					rcl, err := ugc.NewClient(base, modelAPIKey, ugc.WithRetryWait(0, 0), ugc.WithHTTPClient(hc))
 					require.NoError(t, err)
 					if c.skip == skipHonoured && cp.After != "" {
 						u, err := url.Parse(cp.URL)
@@ -411,4 +412,62 @@ func TestEveryCheckpointResumesExactlyOnce(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestSkipOnAServerThatRoundsIt: a walk asked to skip some posts yields
+// exactly the posts after them, also from a server that rounds skip down
+// to its own pages: the first page, begun earlier than asked, is taken
+// from where its next link says, and what stands before the skip is left
+// out. A first page that is also the last has no next link to say where
+// it began: it is yielded whole, and its count, which disagrees, is
+// recorded. Every skip of a 30-post list, limits 2 to 8, skip honoured or
+// rounded to every page size up to the limit, in every mode.
+func TestSkipOnAServerThatRoundsIt(t *testing.T) {
+	t.Parallel()
+	const n = 30
+	for limit := 2; limit <= 8; limit++ {
+		for roundTo := 1; roundTo <= limit; roundTo++ {
+			c := plainModelCase("posts", n, limit)
+			if roundTo > 1 {
+				c.skip, c.roundTo = skipRounded, roundTo
+			}
+			srv := newModelServer(t, c)
+			for _, mode := range walkModes()[:5] {
+				t.Run(fmt.Sprintf("limit=%d/round=%d/%s", limit, roundTo, mode.name), func(t *testing.T) {
+					ctx, cancel := context.WithTimeout(context.Background(), modelWalkTimeout)
+					defer cancel()
+					hc := sharedHTTPClient(t)
+					for skip := range n + 2 {
+						_, baseURL := srv.session(fmt.Sprintf("%s-%d", mode.name, skip))
+						cl, err := ugc.NewClient(baseURL, modelAPIKey, ugc.WithRetryWait(0, 0), ugc.WithHTTPClient(hc))
+						require.NoError(t, err)
+						var w modelWalk
+						w.collect(cl.AllPosts(ctx, &ugc.PostsParams{Limit: limit, Skip: skip}, append(slices.Clone(mode.opts), summaryOf(&w.sum))...))
+						require.NoError(t, w.err, "skip %d", skip)
+						from := skip
+						if served := skip - skip%roundTo; served+limit >= n {
+							from = min(served, skip) // the first page is the last
+						}
+						var want []string
+						for i := from; i < n; i++ {
+							want = append(want, fmt.Sprintf("p%03d", i))
+						}
+						assertIDs(t, want, idsOf(w.posts), "skip %d: the posts after the first %d, once", skip, skip)
+						if from < skip && from < n {
+							assert.Positive(t, w.sum.CountMismatches, "skip %d: a last page that disagrees with its count is recorded", skip)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// sharedHTTPClient is one transport for the many clients of a test, its
+// connections closed when the test ends: a client of its own per walk
+// would keep a pool of connections each, and run out of descriptors.
+func sharedHTTPClient(t *testing.T) *http.Client {
+	tr := &http.Transport{MaxIdleConnsPerHost: 32}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
 }
