@@ -124,9 +124,9 @@ func (c *cursor) place(req pageRequest, page *Page) (placement, error) {
 	sameCount := known && page.Count == c.placed // since the last page placed
 	ends, err := c.noteCount(req, page)
 	if err != nil || ends {
-		// A page with no post yielded before it has nothing to be
-		// checked by, unless it is the first of a walk from the start.
-		return placement{placed: true, unverified: (known || req.skip > 0) && c.anchor == "" && sentNodes(page) > 0, start: -1}, err
+		// A page after the first with no post yielded before it has
+		// nothing to be checked by.
+		return placement{placed: true, unverified: known && c.anchor == "" && sentNodes(page) > 0, start: -1}, err
 	}
 	latest, gap, anchorAt, err := c.scan(page)
 	if err != nil {

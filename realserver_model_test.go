@@ -187,6 +187,7 @@ type modelCase struct {
 	nextEscapes      []nextEscape
 	skipLimitOnly    float64 // chance that a next link carries only skip and limit
 	earlyNull        bool    // next is null one page before the last (count then tells the truth)
+	startSkip        int     // the caller's skip: nodes of the view passed over
 	skip             skipMode
 	ignoreAt         int
 	roundTo          int
@@ -326,7 +327,25 @@ func newModelCase(seed uint64) *modelCase {
 			c.entries[first].id, c.entries[second].id = base+"\xff", base+"\xfe"
 		}
 	}
+
+	// The caller's own skip, on an unchanging list (under changes, which
+	// posts it passes over is a matter of timing). A stream of its own too.
+	if starts := rand.New(rand.NewPCG(seed, 0x736b)); c.benign() && starts.IntN(4) == 0 {
+		c.startSkip = 1 + starts.IntN(len(c.view())+2)
+	}
 	return c
+}
+
+// view is the list as the caller's query sees it: the nodes that are not
+// posts, and the posts its filter matches.
+func (c *modelCase) view() []modelEntry {
+	var out []modelEntry
+	for _, e := range c.entries {
+		if e.id == "" || filterMatches(c.query.filter, e.labels) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func pickLabels(rng *rand.Rand, n int) []string {
@@ -363,11 +382,12 @@ func (c *modelCase) benign() bool {
 // passed them all.
 func (c *modelCase) oddBeforeLastPost() int {
 	odd, passed := 0, 0
-	for _, e := range c.entries {
+	for i, e := range c.view() {
 		switch {
+		case i < c.startSkip: // passed over by the caller's skip, not by the walk
 		case e.id == "":
 			odd++
-		case filterMatches(c.query.filter, e.labels):
+		default:
 			passed = odd
 		}
 	}
@@ -419,6 +439,9 @@ func (c *modelCase) String() string {
 	if c.pageCap > 0 {
 		fmt.Fprintf(&b, " pageCap=%d", c.pageCap)
 	}
+	if c.startSkip > 0 {
+		fmt.Fprintf(&b, " startSkip=%d", c.startSkip)
+	}
 	if len(c.mutations) > 0 {
 		var ms []string
 		for _, m := range c.mutations {
@@ -463,6 +486,7 @@ type modelFacts struct {
 	firstNextDropped   bool // the first page's next (non-null) carried only skip and limit, dropping the caller's query
 	wrongQueryRequests int  // requests that came without the caller's query (or with another)
 	lastWrongQuery     string
+	earlyLastPage      bool                  // a page without next began before where it was asked
 	touched            map[string]bool       // posts inserted, removed or moved (they need not come)
 	everCanonical      map[string]int        // how many posts of ever have each canonical ID
 	ever               map[string]modelEntry // every post the list held during the walk
@@ -665,6 +689,9 @@ func (s *modelSession) answer(c *modelCase, host string, req modelRequest) (body
 		hasNext, early = false, true
 	}
 
+	if from < skip && !hasNext {
+		s.facts.earlyLastPage = true
+	}
 	count := s.count(c, len(view), len(nodes))
 	if early {
 		count = max(count, len(view)) // a null next the count contradicts: the walk can tell
@@ -930,8 +957,8 @@ func (s *modelSession) required(c *modelCase) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for _, e := range c.entries {
-		if e.id != "" && !s.touched[e.id] && filterMatches(c.query.filter, e.labels) {
+	for i, e := range c.view() {
+		if e.id != "" && !s.touched[e.id] && i >= c.startSkip {
 			out = append(out, e.id)
 		}
 	}

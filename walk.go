@@ -128,10 +128,11 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 	next, refused := w.checkNext(ctx, req, page)
 	skip := w.pageStart(req, page, p, next)
 	if skip < req.skip && w.cur.anchor == "" {
-		// Begun earlier than asked, with no post yielded to place it
-		// by: what stands before where the walk was asked to go on
-		// was read already, or was not asked for.
-		p.from = postsFrom(page, req.skip-skip)
+		// Begun earlier than asked, as its next link says, with no
+		// post yielded to place it by: what stands before where the
+		// walk was asked to go on was read already, or was not asked
+		// for, and nothing on the page vouches for where it began.
+		p.from, p.unverified = postsFrom(page, req.skip-skip), true
 	}
 	end := skip + sentNodes(page)
 	before := w.cur.pos
@@ -492,7 +493,7 @@ func (w *walk) pageStart(req pageRequest, page *Page, p placement, next *url.URL
 		return skipOf(next) - sentNodes(page)
 	case w.cur.byID && p.start >= 0:
 		return p.start // the last page: where its anchor shows
-	case p.unverified && next != nil && w.cur.anchor == "":
+	case w.cur.anchor == "" && next != nil: // no post to place it by
 		return min(req.skip, max(skipOf(next)-sentNodes(page), 0))
 	case p.unverified && next != nil:
 		return min(req.skip, max(skipOf(next)-sentNodes(page), w.cur.anchorAt+1))
