@@ -192,3 +192,49 @@ func absoluteNext(u *url.URL, next string) string {
 	}
 	return u.ResolveReference(ref).String()
 }
+
+// callerKeys are the query parameters the caller owns: a next link supplies
+// only the position (skip, limit).
+var callerKeys = []string{"filter", "market", "include"}
+
+// withCallerQuery returns the next link of a page answered for u with the
+// caller's parameters it leaves out restored from u, as u wrote them, and
+// which it restored: a job that pages by hand with [Client.NextPage] keeps
+// its filter, market and include whatever the server writes into next. A
+// link that names one of them with another value is returned as it is (a
+// walk refuses it), as is one that does not parse.
+func withCallerQuery(u *url.URL, next string) (string, []string) {
+	n, err := url.Parse(next)
+	if next == "" || err != nil {
+		return next, nil
+	}
+	var restored []string
+	for _, key := range callerKeys {
+		pair, ok := rawPair(u.RawQuery, key)
+		if _, named := queryLookup(n.RawQuery, key); !ok || named {
+			continue
+		}
+		if n.RawQuery != "" {
+			n.RawQuery += "&"
+		}
+		n.RawQuery += pair
+		restored = append(restored, key)
+	}
+	if restored == nil {
+		return next, nil
+	}
+	return n.String(), restored
+}
+
+// rawPair returns the first key=value pair of key in a raw query, as
+// written.
+func rawPair(rawQuery, key string) (string, bool) {
+	for rawQuery != "" {
+		var pair string
+		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
+		if k, _, _ := strings.Cut(pair, "="); k == key || strings.ContainsAny(k, "%+") && unescapeQuery(k) == key {
+			return pair, true
+		}
+	}
+	return "", false
+}

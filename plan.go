@@ -112,7 +112,7 @@ func (p *plan) followNext(next *url.URL) {
 // out is restored (dropped reports it); one that the link names with
 // another value is refused.
 func (p *plan) checkQuery(next *url.URL) (dropped []string, err error) {
-	for _, key := range []string{"filter", "market", "include"} {
+	for _, key := range callerKeys {
 		want := queryValue(p.query.RawQuery, key)
 		got, named := queryLookup(next.RawQuery, key)
 		switch {

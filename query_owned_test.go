@@ -3,10 +3,12 @@ package ugc_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -89,5 +91,72 @@ func TestTheWalksQueryIsTheCallers(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestHandPagingKeepsTheCallersQuery: a job that pages by hand (Posts, then
+// NextPage on each page's Next) keeps its filter, market and include when
+// the server's next links carry only skip and limit: Next carries what
+// they left out, as the request wrote it, and a warning says so. A next
+// link that names another value keeps it: NextPage fetches what it names.
+func TestHandPagingKeepsTheCallersQuery(t *testing.T) {
+	t.Parallel()
+	label := "aaaaaaaaaaaaaaaaaaaaaaa1"
+	params := &ugc.PostsParams{Limit: 2, Market: "de-de", Include: []ugc.Include{ugc.IncludeLabels},
+		Filter: ugc.Filter{ugc.AnyLabel(label)}}
+	for _, tc := range []struct {
+		name, extra string // what the next link carries besides skip and limit
+		market      string // the market every request after the first carries
+	}{
+		{"skip and limit only", "", "de-de"},
+		{"the market only", "&market=de-de", "de-de"},
+		{"another market", "&market=fr-fr", "fr-fr"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var queries []url.Values
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				q := r.URL.Query()
+				mu.Lock()
+				queries = append(queries, q)
+				mu.Unlock()
+				skip, _ := strconv.Atoi(q.Get("skip"))
+				next := "null"
+				if skip < 4 {
+					next = strconv.Quote(fmt.Sprintf("/v1/posts?skip=%d&limit=2%s", skip+2, tc.extra))
+				}
+				fmt.Fprintf(w, `{"count":6,"next":%s,"nodes":[{"id":"p%d","createdAt":"2024-05-01T12:00:00Z","media":{"location":"m"},"taggedProducts":[],"labels":[]}]}`, next, skip)
+			}))
+			t.Cleanup(srv.Close)
+			var logs strings.Builder
+			c, err := ugc.NewClient(srv.URL, "query-key", ugc.WithRetryWait(0, 0),
+				ugc.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+			require.NoError(t, err)
+			ctx := context.Background()
+			page, err := c.Posts(ctx, params)
+			for pages := 1; err == nil && page.Next != ""; pages++ {
+				require.Less(t, pages, 10, "the pages end")
+				page, err = c.NextPage(ctx, page.Next)
+			}
+			require.NoError(t, err)
+			mu.Lock()
+			defer mu.Unlock()
+			require.Len(t, queries, 3)
+			for i, q := range queries {
+				want := tc.market
+				if i == 0 {
+					want = "de-de"
+				}
+				assert.Equal(t, want, q.Get("market"), "request %d", i)
+				assert.Equal(t, "labels", q.Get("include"), "request %d", i)
+				f, err := ugc.ParseFilter(q.Get("filter"))
+				require.NoError(t, err)
+				assert.Equal(t, params.Filter.String(), f.String(), "request %d", i)
+			}
+			if tc.extra == "" {
+				assert.Contains(t, logs.String(), "next link left out the caller's query")
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -18,7 +19,16 @@ func (c *Client) call(ctx context.Context, u *url.URL, err error, opts []Option)
 	if err != nil {
 		return nil, c.maskErr(err)
 	}
-	return c.getPage(ctx, u, wantsLabels(u), opts, attemptHooks{})
+	page, err := c.getPage(ctx, u, wantsLabels(u), opts, attemptHooks{})
+	if err != nil {
+		return nil, err
+	}
+	var restored []string
+	if page.Next, restored = withCallerQuery(u, page.Next); restored != nil && c.logger != nil {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "ugc: next link left out the caller's query; Next carries it",
+			slog.String("endpoint", u.Path), slog.Any("restored", restored))
+	}
+	return page, nil
 }
 
 // getPage sends one GET to u, retrying as the policy says, and decodes the

@@ -119,7 +119,10 @@ type ProfileImage struct {
 // [Client.PostsPages], Next is where the walk goes on.
 //
 // Next can be saved and fetched later with [Client.NextPage]; to resume a
-// walk exactly, save the page's Checkpoint instead.
+// walk exactly, save the page's Checkpoint instead. A single call's Next
+// carries the caller's filter, market and include where the server's link
+// left them out (a warning is logged), so that a job paging by hand keeps
+// its query; a link that names other values for them is left as it is.
 type Page struct {
 	Count int
 	Next  string
