@@ -79,6 +79,13 @@ func (c *cursor) resumeAfter(id string) {
 	c.seeking = c.pos == 0
 }
 
+// wasYielded reports whether the post with id was yielded (or is the
+// checkpoint's a resumed walk goes on after).
+func (c *cursor) wasYielded(id string) bool {
+	_, ok := c.seq[c.key(id)]
+	return ok
+}
+
 // key is the hash of a post ID by its bytes: IDs that differ in any byte,
 // valid UTF-8 or not, are two posts.
 func (c *cursor) key(id string) uint64 { return maphash.String(c.seed, id) }
@@ -404,7 +411,7 @@ func (c *cursor) commit(page *Page, p placement, skip, end int) (kept []Post, re
 			kept = append(kept, post)
 		}
 	}
-	if len(kept) == 0 && p.from > 0 && !c.byID && !p.passed {
+	if len(kept) == 0 && p.from > 0 && !c.byID && !p.passed && c.wasYielded(page.Nodes[p.from-1].ID) {
 		c.anchor, c.anchorAt = page.Nodes[p.from-1].ID, skip+at(p.from-1)
 	}
 	c.behind += p.behind

@@ -126,14 +126,7 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 		return nil, verdict{}, err
 	}
 	next, refused := w.checkNext(ctx, req, page)
-	skip := w.pageStart(req, page, p, next)
-	if skip < req.skip && w.cur.anchor == "" {
-		// Begun earlier than asked, as its next link says, with no
-		// post yielded to place it by: what stands before where the
-		// walk was asked to go on was read already, or was not asked
-		// for, and nothing on the page vouches for where it began.
-		p.from, p.unverified = postsFrom(page, req.skip-skip), true
-	}
+	skip, p := w.begin(req, page, p, next)
 	end := skip + sentNodes(page)
 	before := w.cur.pos
 	fresh := before - skip // the first node as sent that the walk had not read
@@ -499,6 +492,19 @@ func (w *walk) pageStart(req pageRequest, page *Page, p placement, next *url.URL
 		return min(req.skip, max(skipOf(next)-sentNodes(page), w.cur.anchorAt+1))
 	}
 	return req.skip
+}
+
+// begin returns where a placed page begins in the list (see
+// [walk.pageStart]), and its placement. A page begun earlier than asked,
+// as its next link says, with no post yielded to place it by, leaves out
+// what stands before where the walk was asked to go on (read already, or
+// not asked for), and nothing on it vouches for where it began.
+func (w *walk) begin(req pageRequest, page *Page, p placement, next *url.URL) (int, placement) {
+	skip := w.pageStart(req, page, p, next)
+	if skip < req.skip && w.cur.anchor == "" {
+		p.from, p.unverified = postsFrom(page, req.skip-skip), true
+	}
+	return skip, p
 }
 
 // postsFrom returns the index in page.Nodes of the first post at the sent
