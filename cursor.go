@@ -418,14 +418,20 @@ func (c *cursor) commit(page *Page, p placement, skip, end int) (kept []Post, re
 	if sentNodes(page) > 0 {
 		c.pos = end
 	}
+	c.gradeCount(page)
+	c.placed = page.Count
+	return kept, repeats
+}
+
+// gradeCount lowers the trust in the count by what a committed page showed
+// of it (see [countTrust]).
+func (c *cursor) gradeCount(page *Page) {
 	switch {
 	case page.Count <= 0 && sentNodes(page) > 0 || page.Next != "" && page.Count == sentNodes(page):
 		c.trust = countNone
 	case c.pos > page.Count:
 		c.trust = max(c.trust, countShort)
 	}
-	c.placed = page.Count
-	return kept, repeats
 }
 
 // believedCount is the last page's count, or -1 once a page showed the
