@@ -274,7 +274,9 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 		// A post moved from behind a checkpoint to ahead of it comes
 		// again in the resumed walk unless the checkpoint holds more than
 		// (Next, last ID): a class of its own, for the lead to decide what
-		// a checkpoint promises.
+		// a checkpoint promises. A resumed walk misplaced by a page it
+		// cannot recognise (resumedBlindMisplaced) may repeat them as it
+		// may any other post.
 		var movedDoubles []string
 		doubles = slices.DeleteFunc(doubles, func(id string) bool {
 			if mode.resume && facts.touched[id] {
@@ -283,7 +285,7 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 			}
 			return false
 		})
-		if len(movedDoubles) > 0 && !c.hasMove() {
+		if len(movedDoubles) > 0 && !c.hasMove() && !(mode.resume && c.resumedBlindMisplaced()) {
 			fail("double/moved-across-checkpoint", "%d posts moved during the walk came again after the resume: %s (err %v)", len(movedDoubles), firstFew(movedDoubles), w.err)
 		}
 	}
