@@ -125,18 +125,57 @@ type bannerMarket struct {
 	ShortID string `json:"shortId"`
 }
 
+// config is what the command line asks for.
+type config struct {
+	addr, key, data, basePath string
+	posts                     int // -1: the built-in dataset
+	seed                      uint64
+	latency                   time.Duration
+	rules                     []ugctest.Rule
+	quota                     *ugctest.QuotaConfig
+}
+
 // run serves until ctx ends, then shuts down.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	ds, err := loadDataset(cfg.data, cfg.posts, cfg.seed)
+	if err != nil {
+		return err
+	}
+	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)
+	h, err := newHandler(cfg, ds, logger)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	line, err := json.Marshal(newBanner("http://"+connectable(ln.Addr())+h.BasePath(), cfg.key, ds))
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
+		return err
+	}
+	return serve(ctx, h, ln, logger)
+}
+
+// parseFlags reads the command line; usage and errors go to stderr.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("ugcfake", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:0", "listen address")
-	key := fs.String("key", DefaultKey, "API key the server accepts")
-	data := fs.String("data", "", "JSON dataset file (ugctest Dataset.Save format)")
+	var cfg config
+	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:0", "listen address")
+	fs.StringVar(&cfg.key, "key", DefaultKey, "API key the server accepts")
+	fs.StringVar(&cfg.data, "data", "", "JSON dataset file (ugctest Dataset.Save format)")
 	posts := fs.String("posts", "", "serve a generated dataset of this many posts instead of the built-in one")
-	seed := fs.Uint64("seed", 1, "seed of the generated dataset")
-	latency := fs.Duration("latency", 0, "delay added to every response")
-	basePath := fs.String("base-path", "", "path prefix of every endpoint, such as /api")
-	var rules []ugctest.Rule
+	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the generated dataset")
+	fs.DurationVar(&cfg.latency, "latency", 0, "delay added to every response")
+	fs.StringVar(&cfg.basePath, "base-path", "", "path prefix of every endpoint, such as /api")
 	fs.Func("rule", "a fault rule as `JSON`, such as '{\"endpoint\":\"gallery\",\"fault\":{\"kind\":\"internal-error\"}}' (repeatable)", func(v string) error {
 		var r ugctest.Rule
 		dec := json.NewDecoder(strings.NewReader(v))
@@ -144,74 +183,78 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := dec.Decode(&r); err != nil {
 			return err
 		}
-		rules = append(rules, r)
+		cfg.rules = append(cfg.rules, r)
 		return nil
 	})
-	var quota *ugctest.QuotaConfig
 	fs.Func("quota", "a quota per API key, `rps[,burst]`, such as 20,5 (burst default 1)", func(v string) error {
 		q, err := parseQuota(v)
 		if err != nil {
 			return err
 		}
-		quota = &q
+		cfg.quota = &q
 		return nil
 	})
 	if err := fs.Parse(args); err != nil {
-		return err
+		return cfg, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	n := -1 // the built-in dataset
+	cfg.posts = -1
 	if *posts != "" {
-		var err error
-		if n, err = strconv.Atoi(*posts); err != nil || n < 0 {
-			return fmt.Errorf("-posts %q is not a count of posts", *posts)
+		n, err := strconv.Atoi(*posts)
+		if err != nil || n < 0 {
+			return cfg, fmt.Errorf("-posts %q is not a count of posts", *posts)
 		}
+		cfg.posts = n
 	}
-	ds, err := loadDataset(*data, n, *seed)
-	if err != nil {
-		return err
-	}
-	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)
-	h, err := ugctest.NewHandler(ds, *key,
-		ugctest.WithBasePath(*basePath),
-		ugctest.WithLatency(*latency),
+	return cfg, nil
+}
+
+// newHandler builds the fake for cfg over ds, logging each request it
+// answers to logger, with the quota and rules the command line set.
+func newHandler(cfg config, ds *ugctest.Dataset, logger *log.Logger) (*ugctest.Handler, error) {
+	h, err := ugctest.NewHandler(ds, cfg.key,
+		ugctest.WithBasePath(cfg.basePath),
+		ugctest.WithLatency(cfg.latency),
 		ugctest.WithControlAPI(),
-		ugctest.WithRequestHook(func(r ugctest.Request) {
-			line := r.Method + " " + r.Path
-			if r.RawQuery != "" {
-				line += "?" + r.RawQuery
-			}
-			// Quoted: a %0A in a path cannot forge a line of the log.
-			fault := r.Fault.String()
-			if r.Rule != "" {
-				fault += " rule=" + strconv.Quote(r.Rule)
-			}
-			if r.OverQuota {
-				fault += " over-quota"
-			}
-			logger.Printf("%s %d key=%t fault=%s %s", escapeLog(line), r.Status, r.KeyValid, fault, r.Duration.Round(time.Microsecond))
-		}))
+		ugctest.WithRequestHook(func(r ugctest.Request) { logger.Print(requestLine(r)) }))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if quota != nil {
-		if err := h.SetQuota(quota.RPS, quota.Burst); err != nil {
-			return fmt.Errorf("-quota: %w", err)
+	if cfg.quota != nil {
+		if err := h.SetQuota(cfg.quota.RPS, cfg.quota.Burst); err != nil {
+			return nil, fmt.Errorf("-quota: %w", err)
 		}
 	}
-	for _, r := range rules {
+	for _, r := range cfg.rules {
 		if _, err := h.AddRule(r); err != nil {
-			return fmt.Errorf("-rule: %w", err)
+			return nil, fmt.Errorf("-rule: %w", err)
 		}
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
+	return h, nil
+}
+
+// requestLine is the log line of a request the fake answered.
+func requestLine(r ugctest.Request) string {
+	line := r.Method + " " + r.Path
+	if r.RawQuery != "" {
+		line += "?" + r.RawQuery
 	}
-	url := "http://" + connectable(ln.Addr()) + h.BasePath()
-	b := banner{URL: url, Control: url + ugctest.ControlPath, APIKey: *key, Galleries: []string{}, Markets: []bannerMarket{}, Labels: []bannerLabel{},
+	// Quoted: a %0A in a path cannot forge a line of the log.
+	fault := r.Fault.String()
+	if r.Rule != "" {
+		fault += " rule=" + strconv.Quote(r.Rule)
+	}
+	if r.OverQuota {
+		fault += " over-quota"
+	}
+	return fmt.Sprintf("%s %d key=%t fault=%s %s", escapeLog(line), r.Status, r.KeyValid, fault, r.Duration.Round(time.Microsecond))
+}
+
+// newBanner describes the fake served at url with key over ds.
+func newBanner(url, key string, ds *ugctest.Dataset) banner {
+	b := banner{URL: url, Control: url + ugctest.ControlPath, APIKey: key, Galleries: []string{}, Markets: []bannerMarket{}, Labels: []bannerLabel{},
 		Counts: bannerCounts{Posts: ds.Len(), Inbox: len(ds.Inbox), Galleries: len(ds.Galleries)}}
 	for _, l := range ds.Labels {
 		if l.Available() {
@@ -224,14 +267,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, m := range ds.LocalizingMarkets() {
 		b.Markets = append(b.Markets, bannerMarket{ID: m.ID, ShortID: m.ShortID})
 	}
-	line, err := json.Marshal(b)
-	if err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
-		return err
-	}
+	return b
+}
 
+// serve answers on ln until ctx ends, then shuts down, reporting the rules
+// that never fired.
+func serve(ctx context.Context, h *ugctest.Handler, ln net.Listener, logger *log.Logger) error {
 	srv := &http.Server{Handler: h, ErrorLog: logger}
 	servertimeouts.Set(srv)
 	served := make(chan error, 1)
