@@ -160,15 +160,9 @@ func queryValue(rawQuery, key string) string {
 // queryLookup returns the first value of key in a raw query, and whether
 // the query names key at all.
 func queryLookup(rawQuery, key string) (string, bool) {
-	for rawQuery != "" {
-		var pair string
-		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
-		k, v, _ := strings.Cut(pair, "=")
-		if k == key || strings.ContainsAny(k, "%+") && unescapeQuery(k) == key {
-			return unescapeQuery(v), true
-		}
-	}
-	return "", false
+	pair, ok := rawPair(rawQuery, key)
+	_, v, _ := strings.Cut(pair, "=")
+	return unescapeQuery(v), ok
 }
 
 func unescapeQuery(s string) string {
@@ -227,7 +221,7 @@ func withCallerQuery(u *url.URL, next string) (string, []string) {
 }
 
 // rawPair returns the first key=value pair of key in a raw query, as
-// written.
+// written (the key may be escaped).
 func rawPair(rawQuery, key string) (string, bool) {
 	for rawQuery != "" {
 		var pair string

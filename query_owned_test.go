@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,37 +43,12 @@ func TestTheWalksQueryIsTheCallers(t *testing.T) {
 		for _, mode := range iterModes {
 			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
 				t.Parallel()
-				var mu sync.Mutex
-				var queries []url.Values
-				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					q := r.URL.Query()
-					mu.Lock()
-					queries = append(queries, q)
-					mu.Unlock()
-					skip, _ := strconv.Atoi(q.Get("skip"))
-					limit, _ := strconv.Atoi(q.Get("limit"))
-					var nodes string
-					end := min(skip+limit, 6)
-					for i := skip; i < end; i++ {
-						if nodes != "" {
-							nodes += ","
-						}
-						nodes += fmt.Sprintf(`{"id":"p%d","createdAt":"2024-05-01T12:00:00Z","media":{"location":"m"},"taggedProducts":[],"labels":[]}`, i)
-					}
-					next := "null"
-					if end < 6 {
-						next = strconv.Quote(fmt.Sprintf("http://%s/v1/posts?skip=%d&limit=%d%s", r.Host, end, limit, tc.extra))
-					}
-					fmt.Fprintf(w, `{"count":6,"next":%s,"nodes":[%s]}`, next, nodes)
-				}))
-				t.Cleanup(srv.Close)
+				srv, queries := nextOwnWayServer(t, tc.extra, "http://%s/v1/posts")
 				c, err := ugc.NewClient(srv.URL, "query-key", ugc.WithRetryWait(0, 0))
 				require.NoError(t, err)
 				var sum ugc.WalkSummary
 				got := walkAll(c.AllPosts(context.Background(), params, append(mode.opts, ugc.WithSummary(&sum))...))
-				mu.Lock()
-				defer mu.Unlock()
-				for _, q := range queries {
+				for _, q := range queries() {
 					assert.Equal(t, "de-de", q.Get("market"), "every request carries the caller's market")
 					assert.Equal(t, "labels", q.Get("include"))
 					f, err := ugc.ParseFilter(q.Get("filter"))
@@ -114,21 +90,7 @@ func TestHandPagingKeepsTheCallersQuery(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var mu sync.Mutex
-			var queries []url.Values
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				q := r.URL.Query()
-				mu.Lock()
-				queries = append(queries, q)
-				mu.Unlock()
-				skip, _ := strconv.Atoi(q.Get("skip"))
-				next := "null"
-				if skip < 4 {
-					next = strconv.Quote(fmt.Sprintf("/v1/posts?skip=%d&limit=2%s", skip+2, tc.extra))
-				}
-				fmt.Fprintf(w, `{"count":6,"next":%s,"nodes":[{"id":"p%d","createdAt":"2024-05-01T12:00:00Z","media":{"location":"m"},"taggedProducts":[],"labels":[]}]}`, next, skip)
-			}))
-			t.Cleanup(srv.Close)
+			srv, queries := nextOwnWayServer(t, tc.extra, "/v1/posts")
 			var logs strings.Builder
 			c, err := ugc.NewClient(srv.URL, "query-key", ugc.WithRetryWait(0, 0),
 				ugc.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))))
@@ -140,10 +102,8 @@ func TestHandPagingKeepsTheCallersQuery(t *testing.T) {
 				page, err = c.NextPage(ctx, page.Next)
 			}
 			require.NoError(t, err)
-			mu.Lock()
-			defer mu.Unlock()
-			require.Len(t, queries, 3)
-			for i, q := range queries {
+			require.Len(t, queries(), 3)
+			for i, q := range queries() {
 				want := tc.market
 				if i == 0 {
 					want = "de-de"
@@ -158,5 +118,42 @@ func TestHandPagingKeepsTheCallersQuery(t *testing.T) {
 				assert.Contains(t, logs.String(), "next link left out the caller's query")
 			}
 		})
+	}
+}
+
+// nextOwnWayServer serves a list of 6 posts whose next links carry skip
+// and limit, then extra, on path (a format that may take the host, for an
+// absolute link), and records the query of every request it answers.
+func nextOwnWayServer(t *testing.T, extra, path string) (*httptest.Server, func() []url.Values) {
+	t.Helper()
+	var mu sync.Mutex
+	var queries []url.Values
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		mu.Lock()
+		queries = append(queries, q)
+		mu.Unlock()
+		skip, _ := strconv.Atoi(q.Get("skip"))
+		limit, _ := strconv.Atoi(q.Get("limit"))
+		var nodes []string
+		end := min(skip+limit, 6)
+		for i := skip; i < end; i++ {
+			nodes = append(nodes, fmt.Sprintf(`{"id":"p%d","createdAt":"2024-05-01T12:00:00Z","media":{"location":"m"},"taggedProducts":[],"labels":[]}`, i))
+		}
+		next := "null"
+		if end < 6 {
+			link := path
+			if strings.Contains(path, "%s") {
+				link = fmt.Sprintf(path, r.Host)
+			}
+			next = strconv.Quote(fmt.Sprintf("%s?skip=%d&limit=%d%s", link, end, limit, extra))
+		}
+		fmt.Fprintf(w, `{"count":6,"next":%s,"nodes":[%s]}`, next, strings.Join(nodes, ","))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []url.Values {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(queries)
 	}
 }
