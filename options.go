@@ -326,7 +326,9 @@ const MaxReadAhead = 64
 // handles the current one, and the request after it, foreseen as the
 // server's pages have been so far, goes out on the same connection as soon
 // as the next page's body has arrived, so that it travels while that page
-// decodes (one request on the wire at a time); n ≥ 2 fetches n pages in
+// decodes (one request on the wire at a time; the walk decodes its pages on
+// an OS thread of its own, so that the decode never holds back the thread
+// that sends); n ≥ 2 fetches n pages in
 // parallel. More than [MaxReadAhead], or a negative n, is an error that
 // matches [ErrInvalidParams], yielded before any request.
 //

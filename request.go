@@ -264,7 +264,12 @@ func (c *Client) readPage(ctx context.Context, u *url.URL, labels bool, resp *ht
 	if readErr != nil {
 		return !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
 	}
-	page, err := decodePage(body.buf.Bytes(), labels, c.masker.mask)
+	var page *Page
+	if hooks.decode == nil {
+		page, err = decodePage(body.buf.Bytes(), labels, c.masker.mask)
+	} else {
+		hooks.decode(func() { page, err = decodePage(body.buf.Bytes(), labels, c.masker.mask) })
+	}
 	if err != nil {
 		// JSON cut short behind complete framing is retried like a body
 		// cut short on the wire.
@@ -289,6 +294,9 @@ type attemptHooks struct {
 	// read is called when a 2xx body has been read, before it is decoded: a
 	// walk then sends its next request while this page decodes.
 	read func()
+	// decode, if set, runs the page's decode: a chained walk runs it on its
+	// decode thread.
+	decode func(func())
 	// retry is called for each attempt that will be retried.
 	retry func()
 }

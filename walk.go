@@ -352,7 +352,7 @@ func keepsItsOwnCount(page *Page, p placement) bool {
 // reread sends one request on the walk's own goroutine.
 func (w *walk) reread(ctx context.Context, req pageRequest) (*Page, error) {
 	w.record(event{kind: evRequest})
-	return w.get(ctx, req.u, nil, nil)
+	return w.get(ctx, req.u, attemptHooks{})
 }
 
 // lost is the error of a page that could not be placed after reads reads.
@@ -406,8 +406,9 @@ func (w *walk) send(win *window, r pageRequest) {
 	win.send(r)
 }
 
-func (w *walk) get(ctx context.Context, u *url.URL, send, read func()) (*Page, error) {
-	return w.c.getPage(ctx, u, w.labels, w.cfg.call, attemptHooks{send: send, read: read, retry: w.retried})
+func (w *walk) get(ctx context.Context, u *url.URL, hooks attemptHooks) (*Page, error) {
+	hooks.retry = w.retried
+	return w.c.getPage(ctx, u, w.labels, w.cfg.call, hooks)
 }
 
 // retried counts an attempt that will be retried; requests in flight call

@@ -15,7 +15,7 @@ import (
 //
 // A chained window sends each request only once the one before it has its
 // body: one request on the wire at a time, and the next one travels while
-// the page before it is decoded.
+// the page before it is decoded, on the window's [decodeThread].
 type window struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -24,12 +24,14 @@ type window struct {
 	chained bool
 	queue   []*flight     // sent and not yet received, oldest first
 	read    chan struct{} // chained: closed when the last request sent has its body, or ended
+	decoder *decodeThread // chained: where the pages are decoded
 	wg      sync.WaitGroup
 }
 
-// pageGetter sends one page request; send is called when the request is
-// built and may hold it back, read when its body has arrived.
-type pageGetter func(ctx context.Context, u *url.URL, send, read func()) (*Page, error)
+// pageGetter sends one page request, calling the hooks the window sets:
+// send when the request is built (it may hold it back), read when its body
+// has arrived, decode to decode it.
+type pageGetter func(ctx context.Context, u *url.URL, hooks attemptHooks) (*Page, error)
 
 // pageRequest is one page the walk asks for.
 type pageRequest struct {
@@ -58,7 +60,11 @@ type pageAnswer struct {
 
 func newWindow(parent context.Context, inline, chained bool, get pageGetter) *window {
 	ctx, cancel := context.WithCancel(parent)
-	return &window{ctx: ctx, cancel: cancel, get: get, inline: inline, chained: chained}
+	w := &window{ctx: ctx, cancel: cancel, get: get, inline: inline, chained: chained}
+	if chained {
+		w.decoder = startDecodeThread()
+	}
+	return w
 }
 
 // pending reports how many requests are sent and not yet received.
@@ -84,14 +90,15 @@ func (w *window) send(r pageRequest) {
 	}
 	ctx, cancel := context.WithCancel(w.ctx)
 	f.cancel, f.answer = cancel, make(chan pageAnswer, 1)
-	var send, read func()
+	var hooks attemptHooks
 	if w.chained {
 		after, done := w.read, make(chan struct{})
 		w.read = done
 		var once sync.Once
-		read = func() { once.Do(func() { close(done) }) } // a retried attempt reads again
+		hooks.read = func() { once.Do(func() { close(done) }) } // a retried attempt reads again
+		hooks.decode = w.decoder.run
 		if after != nil {
-			send = func() {
+			hooks.send = func() {
 				select {
 				case <-after:
 				case <-ctx.Done():
@@ -102,9 +109,9 @@ func (w *window) send(r pageRequest) {
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		p, err := w.get(ctx, r.u, send, read)
-		if read != nil {
-			read() // one that never read a body (an error, a cancel) frees the next too
+		p, err := w.get(ctx, r.u, hooks)
+		if hooks.read != nil {
+			hooks.read() // one that never read a body (an error, a cancel) frees the next too
 		}
 		f.answer <- pageAnswer{p, err}
 	}()
@@ -115,7 +122,7 @@ func (w *window) receive() (pageRequest, *Page, error) {
 	f := w.queue[0]
 	w.queue = append(w.queue[:0], w.queue[1:]...) // keeps the capacity: no allocation per page
 	if w.inline {
-		p, err := w.get(w.ctx, f.req.u, nil, nil)
+		p, err := w.get(w.ctx, f.req.u, attemptHooks{})
 		return f.req, p, err
 	}
 	a := <-f.answer
@@ -134,8 +141,12 @@ func (w *window) cancelAll() {
 	w.queue = w.queue[:0]
 }
 
-// close ends every request in flight and waits for their goroutines.
+// close ends every request in flight and waits for their goroutines, then
+// for the decode thread.
 func (w *window) close() {
 	w.cancel()
 	w.wg.Wait()
+	if w.decoder != nil {
+		w.decoder.stop()
+	}
 }
