@@ -126,7 +126,10 @@ func (w *walk) step(ctx context.Context, req pageRequest, page *Page) (*Page, ve
 		return nil, verdict{}, err
 	}
 	next, refused := w.checkNext(ctx, req, page)
-	skip, p := w.begin(req, page, p, next)
+	skip, p, err := w.begin(ctx, req, page, p, next)
+	if err != nil {
+		return nil, verdict{}, err
+	}
 	end := skip + sentNodes(page)
 	before := w.cur.pos
 	fresh := before - skip // the first node as sent that the walk had not read
@@ -496,16 +499,88 @@ func (w *walk) pageStart(req pageRequest, page *Page, p placement, next *url.URL
 }
 
 // begin returns where a placed page begins in the list (see
-// [walk.pageStart]), and its placement. A page begun earlier than asked,
-// as its next link says, with no post yielded to place it by, leaves out
+// [walk.pageStart] and [walk.lastPageStart]), and its placement. A page
+// begun earlier than asked, with no post yielded to place it by, leaves out
 // what stands before where the walk was asked to go on (read already, or
 // not asked for), and nothing on it vouches for where it began.
-func (w *walk) begin(req pageRequest, page *Page, p placement, next *url.URL) (int, placement) {
+func (w *walk) begin(ctx context.Context, req pageRequest, page *Page, p placement, next *url.URL) (int, placement, error) {
 	skip := w.pageStart(req, page, p, next)
+	if w.cur.anchor == "" && next == nil && req.skip > 0 && page.Count != req.skip+sentNodes(page) {
+		var err error
+		if skip, err = w.lastPageStart(ctx, req, page); err != nil {
+			return 0, p, err
+		}
+	}
 	if skip < req.skip && w.cur.anchor == "" {
 		p.from, p.unverified = postsFrom(page, req.skip-skip), true
 	}
-	return skip, p
+	return skip, p, nil
+}
+
+// lastPageStart finds where a page with no post yielded before it and no
+// next link after it began, when its count does not confirm that it began
+// where asked: a server that rounds skip down to its own pages, or ignores
+// it once, serves posts before the skip too, and no link says so. The page
+// is asked again a skip earlier. Where that answer holds one of the
+// page's posts at another index, the two answers place the page (for a
+// server that honours skip: where asked). Where it holds it at the same
+// index, the server answered both skips from one place: it does not
+// honour skip there, and the page began at the smallest skip answered
+// from that place, found by halving (a server rounds skip down, so every
+// skip from there to the one asked is). With no post in common, the page
+// stands before the skip when the earlier answer ends the list (it is left
+// out), and began where asked otherwise.
+func (w *walk) lastPageStart(ctx context.Context, req pageRequest, page *Page) (int, error) {
+	ask := func(skip int) (*Page, error) {
+		w.record(event{kind: evReanchor})
+		return w.reread(ctx, w.plan.request(skip, req.limit))
+	}
+	earlier, err := ask(req.skip - 1)
+	if err != nil {
+		return 0, err
+	}
+	i, j, ok := postInCommon(page, earlier)
+	switch {
+	case !ok && sentNodes(earlier) < req.limit:
+		return max(req.skip-sentNodes(page), 0), nil // the list ends before the skip: all of it stands before
+	case !ok:
+		return req.skip, nil
+	case i != j:
+		return min(max(req.skip-1+j-i, 0), req.skip), nil // placed by the earlier answer
+	}
+	lo, hi := 0, req.skip-1 // hi answers from where the page began
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		answer, err := ask(mid)
+		if err != nil {
+			return 0, err
+		}
+		if i, j, ok := postInCommon(page, answer); ok && i == j {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, nil
+}
+
+// postInCommon returns where the first of page's posts that other holds
+// stands in each, as sent.
+func postInCommon(page, other *Page) (i, j int, ok bool) {
+	inOther := make(map[string]int, len(other.Nodes))
+	sentOther := sentIndexes(other)
+	for k, post := range other.Nodes {
+		if _, dup := inOther[post.ID]; !dup && post.ID != "" {
+			inOther[post.ID] = sentOther(k)
+		}
+	}
+	sent := sentIndexes(page)
+	for k, post := range page.Nodes {
+		if j, ok := inOther[post.ID]; ok {
+			return sent(k), j, true
+		}
+	}
+	return 0, 0, false
 }
 
 // postsFrom returns the index in page.Nodes of the first post at the sent
