@@ -531,6 +531,9 @@ func (w *walk) begin(ctx context.Context, req pageRequest, page *Page, p placeme
 // stands before the skip when the earlier answer ends the list (it is left
 // out), and began where asked otherwise.
 func (w *walk) lastPageStart(ctx context.Context, req pageRequest, page *Page) (int, error) {
+	if len(page.Nodes) == 0 {
+		return req.skip, nil // no post to place it by, and none to yield
+	}
 	ask := func(skip int) (*Page, error) {
 		w.record(event{kind: evReanchor})
 		return w.reread(ctx, w.plan.request(skip, req.limit))
@@ -541,7 +544,7 @@ func (w *walk) lastPageStart(ctx context.Context, req pageRequest, page *Page) (
 	}
 	i, j, ok := postInCommon(page, earlier)
 	switch {
-	case !ok && sentNodes(earlier) < req.limit:
+	case !ok && earlier.Next == "" && sentNodes(earlier) < req.limit:
 		return max(req.skip-sentNodes(page), 0), nil // the list ends before the skip: all of it stands before
 	case !ok:
 		return req.skip, nil
