@@ -327,8 +327,10 @@ const MaxReadAhead = 64
 // server's pages have been so far, goes out on the same connection as soon
 // as the next page's body has arrived, so that it travels while that page
 // decodes (one request on the wire at a time; the walk decodes its pages on
-// an OS thread of its own, so that the decode never holds back the thread
-// that sends); n ≥ 2 fetches n pages in
+// an OS thread of its own, held for the walk's life, so that the decode
+// never holds back the thread that sends: thousands of such walks at once
+// hold as many threads, against Go's limit of 10,000, see
+// runtime/debug.SetMaxThreads); n ≥ 2 fetches n pages in
 // parallel. More than [MaxReadAhead], or a negative n, is an error that
 // matches [ErrInvalidParams], yielded before any request.
 //
