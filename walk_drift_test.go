@@ -111,8 +111,9 @@ func TestExactlyOnceWhileModeratorsChangeTheList(t *testing.T) {
 			// The server changes the list at every request it receives;
 			// a walk that reads ahead cancels the requests a page proves
 			// wrong, and whether those reach the server depends on timing,
-			// so the changes it meets vary from run to run.
-			assert.LessOrEqual(t, drifts*10, walks, "%s: DriftErrors in %d walks", mode.name, walks)
+			// so the changes it meets vary from run to run. At most one in
+			// ten, and one in the few walks of the default run (CI).
+			assert.LessOrEqual(t, drifts, max(1, walks/10), "%s: DriftErrors in %d of %d walks", mode.name, drifts, walks)
 		}
 	}
 }
