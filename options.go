@@ -325,13 +325,11 @@ const MaxReadAhead = 64
 // the default, prefetches: the next page is in flight while the caller
 // handles the current one, and the request after it, foreseen as the
 // server's pages have been so far, goes out on the same connection as soon
-// as the next page's body has arrived, so that it travels while that page
-// decodes (one request on the wire at a time; the walk decodes its pages on
-// an OS thread of its own, held for the walk's life, so that the decode
-// never holds back the thread that sends: thousands of such walks at once
-// hold as many threads, against Go's limit of 10,000, see
-// runtime/debug.SetMaxThreads); n ≥ 2 fetches n pages in
-// parallel. More than [MaxReadAhead], or a negative n, is an error that
+// as the next page's body has arrived, and that page is decoded only once
+// the request after it has left, so that it travels while that page
+// decodes (one request on the wire at a time; a walk holds no OS thread of
+// its own, so thousands of walks at once are as cheap as their requests);
+// n ≥ 2 fetches n pages in parallel. More than [MaxReadAhead], or a negative n, is an error that
 // matches [ErrInvalidParams], yielded before any request.
 //
 // Posts are yielded in the list's order in every mode, memory is bounded by

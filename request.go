@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"time"
 )
@@ -200,6 +201,13 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	// Its turn in the client's pacing comes after the walk's: a request
 	// holds a place among those in flight only while it is not waiting
 	// for another request. The attempt's timeout starts after its turn.
+	if hooks.left != nil {
+		if c.pace.active.Load() {
+			hooks.left() // its turn may take a while: the page before it need not wait
+		} else {
+			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { hooks.left() }})
+		}
+	}
 	quotaWait, err := c.pace.turn(ctx)
 	if err != nil {
 		return nil, false, answer{unsent: true, quotaWait: quotaWait}, err
@@ -264,12 +272,7 @@ func (c *Client) readPage(ctx context.Context, u *url.URL, labels bool, resp *ht
 	if readErr != nil {
 		return !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
 	}
-	var page *Page
-	if hooks.decode == nil {
-		page, err = decodePage(body.buf.Bytes(), labels, c.masker.mask)
-	} else {
-		hooks.decode(func() { page, err = decodePage(body.buf.Bytes(), labels, c.masker.mask) })
-	}
+	page, err := decodePage(body.buf.Bytes(), labels, c.masker.mask)
 	if err != nil {
 		// JSON cut short behind complete framing is retried like a body
 		// cut short on the wire.
@@ -294,9 +297,10 @@ type attemptHooks struct {
 	// read is called when a 2xx body has been read, before it is decoded: a
 	// walk then sends its next request while this page decodes.
 	read func()
-	// decode, if set, runs the page's decode: a chained walk runs it on its
-	// decode thread.
-	decode func(func())
+	// left is called once an attempt's request has left (written to the
+	// connection), or is about to wait for its turn in the client's
+	// pacing: a chained walk decodes the page before it only then.
+	left func()
 	// retry is called for each attempt that will be retried.
 	retry func()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"sync"
+	"sync/atomic"
 )
 
 // window keeps the page requests of a walk in flight and hands their
@@ -14,18 +15,18 @@ import (
 // longer wants is cancelled, not awaited.
 //
 // A chained window sends each request only once the one before it has its
-// body: one request on the wire at a time, and the next one travels while
-// the page before it is decoded, on the window's [decodeThread].
+// body: one request on the wire at a time. The page is decoded once the
+// request after it has left (see [window.send]), so that the next request
+// travels while the page is decoded.
 type window struct {
-	ctx     context.Context
-	cancel  context.CancelFunc
-	get     pageGetter
-	inline  bool
-	chained bool
-	queue   []*flight     // sent and not yet received, oldest first
-	read    chan struct{} // chained: closed when the last request sent has its body, or ended
-	decoder *decodeThread // chained: where the pages are decoded
-	wg      sync.WaitGroup
+	ctx      context.Context
+	cancel   context.CancelFunc
+	get      pageGetter
+	inline   bool
+	chained  bool
+	queue    []*flight // sent and not yet received, oldest first
+	lastSent *flight   // chained: the request sent last
+	wg       sync.WaitGroup
 }
 
 // pageGetter sends one page request, calling the hooks the window sets:
@@ -51,6 +52,26 @@ type flight struct {
 	req    pageRequest
 	cancel context.CancelFunc
 	answer chan pageAnswer // buffered: the goroutine never waits for the walk
+	// A chained flight's body arrived (read) and its request left or it
+	// ended (left); next is the flight sent after it, if any yet.
+	read, left         chan struct{}
+	readOnce, leftOnce sync.Once
+	next               atomic.Pointer[flight]
+}
+
+func (f *flight) markRead() { f.readOnce.Do(func() { close(f.read) }) }
+func (f *flight) markLeft() { f.leftOnce.Do(func() { close(f.left) }) }
+
+// awaitNextLeft waits, before f's page is decoded, until the request sent
+// after f has left, if there is one: the processor that read f's body runs
+// that request first.
+func (f *flight) awaitNextLeft(ctx context.Context) {
+	if n := f.next.Load(); n != nil {
+		select {
+		case <-n.left:
+		case <-ctx.Done():
+		}
+	}
 }
 
 type pageAnswer struct {
@@ -60,11 +81,7 @@ type pageAnswer struct {
 
 func newWindow(parent context.Context, inline, chained bool, get pageGetter) *window {
 	ctx, cancel := context.WithCancel(parent)
-	w := &window{ctx: ctx, cancel: cancel, get: get, inline: inline, chained: chained}
-	if chained {
-		w.decoder = startDecodeThread()
-	}
-	return w
+	return &window{ctx: ctx, cancel: cancel, get: get, inline: inline, chained: chained}
 }
 
 // pending reports how many requests are sent and not yet received.
@@ -92,26 +109,30 @@ func (w *window) send(r pageRequest) {
 	f.cancel, f.answer = cancel, make(chan pageAnswer, 1)
 	var hooks attemptHooks
 	if w.chained {
-		after, done := w.read, make(chan struct{})
-		w.read = done
-		var once sync.Once
-		hooks.read = func() { once.Do(func() { close(done) }) } // a retried attempt reads again
-		hooks.decode = w.decoder.run
-		if after != nil {
+		f.read, f.left = make(chan struct{}), make(chan struct{})
+		if after := w.lastSent; after != nil {
+			after.next.Store(f)
 			hooks.send = func() {
 				select {
-				case <-after:
+				case <-after.read:
 				case <-ctx.Done():
 				}
 			}
+		}
+		w.lastSent = f
+		hooks.left = f.markLeft
+		hooks.read = func() {
+			f.markRead()
+			f.awaitNextLeft(ctx)
 		}
 	}
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
 		p, err := w.get(ctx, r.u, hooks)
-		if hooks.read != nil {
-			hooks.read() // one that never read a body (an error, a cancel) frees the next too
+		if f.read != nil {
+			f.markRead() // one that never read a body (an error, a cancel) frees the next too
+			f.markLeft()
 		}
 		f.answer <- pageAnswer{p, err}
 	}()
@@ -141,12 +162,8 @@ func (w *window) cancelAll() {
 	w.queue = w.queue[:0]
 }
 
-// close ends every request in flight and waits for their goroutines, then
-// for the decode thread.
+// close ends every request in flight and waits for their goroutines.
 func (w *window) close() {
 	w.cancel()
 	w.wg.Wait()
-	if w.decoder != nil {
-		w.decoder.stop()
-	}
 }

@@ -1,0 +1,137 @@
+package ugc_test
+
+// A walk holds no OS thread of its own: thousands of walks at once, as a
+// service that walks per request or a job that fans out per account runs
+// them, hold about as many threads as one walk does. Go ends a process
+// that needs more than 10,000 threads (debug.SetMaxThreads).
+//
+// The walks run on an in-memory transport with a latency (a timer, which
+// holds no thread), so that they are all in flight at once and the count
+// does not depend on the machine's limit of open files.
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/ugctest"
+)
+
+// memoryTransport answers each request from handler after latency, in
+// memory.
+type memoryTransport struct {
+	handler http.Handler
+	latency time.Duration
+}
+
+func (m memoryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	select {
+	case <-time.After(m.latency):
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	rec := httptest.NewRecorder()
+	m.handler.ServeHTTP(rec, req)
+	return rec.Result(), nil
+}
+
+// liveThreads returns the process's OS threads now: /proc/self/status on
+// Linux, else the threads the runtime created (never fewer than live).
+func liveThreads() int {
+	if f, err := os.Open("/proc/self/status"); err == nil {
+		defer f.Close()
+		s := bufio.NewScanner(f)
+		for s.Scan() {
+			if v, ok := strings.CutPrefix(s.Text(), "Threads:"); ok {
+				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+					return n
+				}
+			}
+		}
+	}
+	return pprof.Lookup("threadcreate").Count()
+}
+
+// concurrentWalks runs n default walks of a 60-post list at once, each on
+// a Client of its own over the in-memory transport, and returns the most
+// OS threads the process held while they ran, and how many walks yielded
+// every post.
+func concurrentWalks(t *testing.T, n int) (peak int, complete int64) {
+	t.Helper()
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(60, 5)))
+	hc := &http.Client{Transport: memoryTransport{handler: srv.Handler, latency: 20 * time.Millisecond}}
+	client := srv.Client(ugc.WithHTTPClient(hc))
+
+	var done atomic.Bool
+	var sampled sync.WaitGroup
+	sampled.Add(1)
+	go func() {
+		defer sampled.Done()
+		for !done.Load() {
+			peak = max(peak, liveThreads())
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	start := make(chan struct{})
+	var walks sync.WaitGroup
+	for range n {
+		walks.Add(1)
+		go func() {
+			defer walks.Done()
+			<-start
+			posts := 0
+			for _, err := range client.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}) {
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				posts++
+			}
+			if posts == 60 {
+				atomic.AddInt64(&complete, 1)
+			}
+		}()
+	}
+	close(start)
+	walks.Wait()
+	done.Store(true)
+	sampled.Wait()
+	return peak, complete
+}
+
+// TestConcurrentDefaultWalksHoldNoThreadEach: 2,000 default walks at once
+// hold 64 OS threads or fewer.
+func TestConcurrentDefaultWalksHoldNoThreadEach(t *testing.T) {
+	if raceEnabled() {
+		t.Skip("the race detector caps the goroutines alive at once at 8128; .ci/run runs this test without it")
+	}
+	peak, complete := concurrentWalks(t, 2000)
+	assert.EqualValues(t, 2000, complete, "walks that yielded every post")
+	assert.LessOrEqual(t, peak, 64, "peak OS threads while 2,000 default walks ran")
+	t.Logf("2,000 concurrent default walks: peak %d OS threads", peak)
+}
+
+// TestElevenThousandConcurrentDefaultWalksComplete: more walks at once than
+// Go allows threads (10,000) all complete. Heavy: UGC_TEST_HEAVY=1.
+func TestElevenThousandConcurrentDefaultWalksComplete(t *testing.T) {
+	if os.Getenv("UGC_TEST_HEAVY") == "" {
+		t.Skip("heavy: set UGC_TEST_HEAVY=1")
+	}
+	require.False(t, raceEnabled(), "run without -race: the race detector caps goroutines at 8128")
+	peak, complete := concurrentWalks(t, 11000)
+	assert.EqualValues(t, 11000, complete, "walks that yielded every post")
+	t.Logf("11,000 concurrent default walks: peak %d OS threads", peak)
+}
