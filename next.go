@@ -191,6 +191,34 @@ func absoluteNext(u *url.URL, next string) string {
 // only the position (skip, limit).
 var callerKeys = []string{"filter", "market", "include"}
 
+// checkQuery compares the query of a next link with the walk's first
+// request's: a parameter the caller owns (filter, market, include) that the
+// link leaves out is restored (dropped reports it); one that the link names
+// with another value is refused.
+func checkQuery(first, next *url.URL) (dropped []string, err error) {
+	for _, key := range callerKeys {
+		want := queryValue(first.RawQuery, key)
+		got, named := queryLookup(next.RawQuery, key)
+		switch {
+		case got == want:
+		case !named:
+			dropped = append(dropped, key)
+		case key == "filter" && sameFilter(want, got):
+		default:
+			return dropped, fmt.Errorf("%w: next URL asks for %s=%q, but the walk's is %q", ErrBadNext, key, got, want)
+		}
+	}
+	return dropped, nil
+}
+
+// sameFilter reports whether two raw filters say the same (written apart,
+// such as with other spacing).
+func sameFilter(a, b string) bool {
+	fa, errA := ParseFilter(a)
+	fb, errB := ParseFilter(b)
+	return errA == nil && errB == nil && fa.String() == fb.String()
+}
+
 // withCallerQuery returns the next link of a page answered for u with the
 // caller's parameters it leaves out restored from u, as u wrote them, and
 // which it restored: a job that pages by hand with [Client.NextPage] keeps

@@ -6,6 +6,8 @@ import (
 	"iter"
 	"net/url"
 	"slices"
+
+	"github.com/ugcposts/ugc-go/internal/walk"
 )
 
 // NextPage fetches the page at a next URL given by an earlier page, for a job
@@ -139,7 +141,7 @@ func (c *Client) posts(ctx context.Context, first func() (*url.URL, error), opts
 
 // newWalk checks the walk's parameters and returns it, ready to send its
 // first request: the first page, or where a checkpoint stands.
-func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cfg iterConfig) (*walk, error) {
+func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cfg iterConfig) (*walker, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil context", ErrInvalidParams)
 	}
@@ -160,11 +162,6 @@ func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cf
 		}
 		u = resumed
 	}
-	start := skipOf(u)
-	w := &walk{c: c, cfg: cfg, labels: wantsLabels(u), cur: newCursor(cfg.drift, u.Path, start), start: start,
-		plan: newPlan(u, cfg.ahead()), throttled: c.throttleStats()}
-	if cfg.resume.After != "" {
-		w.cur.resumeAfter(cfg.resume.After)
-	}
-	return w, nil
+	m := walk.New(walk.Config{Skip: skipOf(u), Limit: limitOf(u), Ahead: cfg.ahead(), After: cfg.resume.After, FailOnChange: cfg.drift == DriftFail})
+	return &walker{c: c, cfg: cfg, m: m, labels: wantsLabels(u), query: u, throttled: c.throttleStats()}, nil
 }

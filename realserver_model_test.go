@@ -473,7 +473,7 @@ type modelSession struct {
 
 	requests    int
 	furthest    int             // the furthest position served so far
-	touched     map[string]bool // posts inserted, removed or moved (they need not come)
+	touched     map[string]bool // posts inserted, removed, moved or passed by a move (they need not come)
 	insertSeq   int             // posts inserted so far, for their IDs
 	ignoredDone bool            // the skip ignored once was ignored
 	facts       modelFacts
@@ -914,7 +914,15 @@ func (s *modelSession) mutate(m modelMutation) {
 			lo, hi := side(!m.ahead)
 			hi = min(hi, len(s.list))
 			lo = min(lo, hi)
-			s.list = slices.Insert(s.list, lo+s.rng.IntN(hi-lo+1), e)
+			j := lo + s.rng.IntN(hi-lo+1)
+			// The posts it passes change their order with it: they do not
+			// keep their place in the order either.
+			for _, p := range s.list[min(i, j):max(i, j)] {
+				if p.id != "" {
+					s.touched[p.id] = true
+				}
+			}
+			s.list = slices.Insert(s.list, j, e)
 		}
 	}
 }

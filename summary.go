@@ -3,7 +3,10 @@ package ugc
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
+
+	"github.com/ugcposts/ugc-go/internal/walk"
 )
 
 // WalkSummary is what a walk did, for a job that reports or checks it after
@@ -46,12 +49,6 @@ type WalkSummary struct {
 	// for (posts added or removed before them, or a wrong page from a
 	// cache) and the re-reads that found the walk's place again.
 	Reanchors int
-	// FollowedNext is set when the server showed it does not answer skip
-	// where asked (a page away from where it was asked, twice, while the
-	// count stood): the walk then followed its next links as sent, placed
-	// pages by the posts they held, and ends with a [*DriftError] if the
-	// list changes.
-	FollowedNext bool
 	// Unverified counts pages whose place the walk could not check: read
 	// without the anchor (after a run of nodes that could not be posts
 	// longer than a page, or from a server that sends one post a page), or
@@ -66,6 +63,14 @@ type WalkSummary struct {
 	// and DeviationCount the number of all of them.
 	Deviations     []Deviation
 	DeviationCount int
+	// Outcomes names what the walk could not vouch for, when it saw a
+	// server misbehave in a way no client can check from outside: for
+	// example "followed-next" when the server did not answer skip where
+	// asked and the walk followed its next links as sent. The names and
+	// what each lifts of the walk's promise are the documentation of
+	// package github.com/ugcposts/ugc-go/internal/walk. nil: none, and
+	// the walk vouches for every post.
+	Outcomes []string
 	// Shortfall is how many posts fewer than the last count (less the skip
 	// the walk started at and the nodes that could not be posts) the walk
 	// yielded, when it reached the end of the list. Up to the number of
@@ -140,6 +145,14 @@ const (
 	eventKinds
 )
 
+// machineEvents maps what the walk's machine reports to the summary's
+// kinds.
+var machineEvents = [...]eventKind{
+	walk.EventRepeats: evRepeats, walk.EventShortPage: evShortPage, walk.EventNextCorrected: evNextCorrected,
+	walk.EventCountMismatch: evCountMismatch, walk.EventReanchor: evReanchor, walk.EventFollowNext: evFollowNext,
+	walk.EventUnverified: evUnverified, walk.EventShortfall: evShortfall,
+}
+
 // eventMessages are the log lines of what the walk forgave or repaired, by
 // default.
 var eventMessages = [eventKinds]string{
@@ -149,12 +162,14 @@ var eventMessages = [eventKinds]string{
 }
 
 // event is one thing a walk records: its kind, a number (posts, repeats),
-// and for a log line the request and page it concerns.
+// and for a log line the request and page it concerns (a machine's event
+// about a page, or a page as read).
 type event struct {
 	kind eventKind
 	n    int
 	ctx  context.Context
-	req  pageRequest
+	req  walk.Request
+	m    walk.Event
 	page *Page
 	devs []Deviation
 	msg  string
@@ -162,14 +177,14 @@ type event struct {
 
 // record writes events into the walk's summary, and logs those that say
 // what the walk forgave or repaired: the one place the summary is written.
-func (w *walk) record(events ...event) {
+// Nothing the walk decides reads it.
+func (w *walker) record(events ...event) {
 	s := &w.sum
 	for _, e := range events {
 		switch e.kind {
 		case evDeviations:
 			w.noteDeviations(e.devs)
 		case evFollowNext:
-			s.FollowedNext = true
 		case evShortfall:
 			s.Shortfall = max(e.n, 0)
 		case evHandedOut:
@@ -196,12 +211,21 @@ func (s *WalkSummary) tally(k eventKind) *int {
 
 // logEvent logs an event that says what the walk forgave or repaired: the
 // first of its kind at Warn, the others at Debug.
-func (w *walk) logEvent(e event) {
+func (w *walker) logEvent(e event) {
 	msg := e.msg
 	if msg == "" {
 		msg = eventMessages[e.kind]
 	}
-	if w.c.logger == nil || msg == "" || e.page == nil {
+	var posts, count int
+	switch {
+	case e.page != nil:
+		posts, count = len(e.page.Nodes), e.page.Count
+	case e.m.OfPage:
+		posts, count = e.m.Nodes, e.m.Count
+	default:
+		return
+	}
+	if w.c.logger == nil || msg == "" || e.kind == evPage {
 		return
 	}
 	level := slog.LevelDebug
@@ -209,18 +233,15 @@ func (w *walk) logEvent(e event) {
 		level = slog.LevelWarn
 	}
 	w.logged[e.kind]++
-	w.c.logger.LogAttrs(e.ctx, level, msg, slog.String("endpoint", e.req.u.Path), slog.Int("skip", e.req.skip),
-		slog.Int("posts", len(e.page.Nodes)), slog.Int("count", e.page.Count))
+	w.c.logger.LogAttrs(e.ctx, level, msg, slog.String("endpoint", w.query.Path), slog.Int("skip", e.req.Skip),
+		slog.Int("posts", posts), slog.Int("count", count))
 }
 
 // noteDeviations adds what the tolerant reader forgave on a page to the
 // summary: the first maxSummaryDeviations, and the count of all.
-func (w *walk) noteDeviations(devs []Deviation) {
+func (w *walker) noteDeviations(devs []Deviation) {
 	for _, d := range devs {
 		w.sum.DeviationCount++
-		if d.Dropped {
-			w.dropped++
-		}
 		if len(w.sum.Deviations) < maxSummaryDeviations {
 			w.sum.Deviations = append(w.sum.Deviations, d)
 		}
@@ -229,16 +250,30 @@ func (w *walk) noteDeviations(devs []Deviation) {
 
 // finishSummary completes the summary when the walk ends, and hands it to
 // the caller's WithSummary.
-func (w *walk) finishSummary() {
-	w.sum.CountAtStart, w.sum.CountAtEnd = max(w.cur.count, 0), w.cur.last
+func (w *walker) finishSummary() {
+	w.sum.CountAtStart, w.sum.CountAtEnd = w.m.Counts()
+	w.sum.CountAtStart = max(w.sum.CountAtStart, 0)
+	w.sum.Outcomes = outcomeNames(w.m.Outcomes())
 	w.sum.Retries = int(w.retries.Load())
 	w.sum.addThrottling(w.throttled, w.c.throttleStats())
 	if w.sum.Checkpoint == (Checkpoint{}) {
-		w.sum.Checkpoint = w.checkpoint(len(w.outAt))
+		n := 0
+		if w.out != nil {
+			n = len(w.out.Nodes)
+		}
+		w.sum.Checkpoint = w.checkpoint(n)
 	}
 	if w.cfg.summary != nil {
 		*w.cfg.summary = w.sum
 	}
+}
+
+// outcomeNames names the outcomes of a walk, nil for none.
+func outcomeNames(o walk.Outcomes) []string {
+	if o == 0 {
+		return nil
+	}
+	return strings.Split(o.String(), ",")
 }
 
 // maxSummaryDeviations is how many deviations a WalkSummary keeps.

@@ -381,15 +381,16 @@ func (s *moderatedServer) changeCount() int {
 }
 
 // TestOrderChangeOnTheFakeEndsWithDriftError walks the fake server while it
-// changes the order of its list: shuffled mid-walk, or a post already
-// yielded moved past the cursor. Every mode ends with an error matching
-// ErrDrift, after yielding nothing twice (the list is long enough that
-// pages are read after the change in every mode).
+// changes the order of its list: shuffled mid-walk, or a post the walk
+// yielded lately (it remembers the last pages' posts, not all: see
+// TestAPostMovedFromFarBehindComesAgain) moved past the cursor. Every mode
+// ends with an error matching ErrDrift, after yielding nothing twice (the
+// list is long enough that pages are read after the change in every mode).
 func TestOrderChangeOnTheFakeEndsWithDriftError(t *testing.T) {
 	t.Parallel()
 	changes := map[string]func(srv *ugctest.Server, yielded []string){
 		"shuffled":                             func(srv *ugctest.Server, _ []string) { srv.ShufflePosts(7) },
-		"a yielded post moved past the cursor": func(srv *ugctest.Server, yielded []string) { srv.MovePost(yielded[10], 450) },
+		"a yielded post moved past the cursor": func(srv *ugctest.Server, yielded []string) { srv.MovePost(yielded[59], 280) },
 	}
 	for name, change := range changes {
 		for _, mode := range iterModes {
@@ -412,5 +413,32 @@ func TestOrderChangeOnTheFakeEndsWithDriftError(t *testing.T) {
 				assert.Equal(t, uniq(yielded), yielded, "nothing twice before the error")
 			})
 		}
+	}
+}
+
+// TestAPostMovedFromFarBehindComesAgain: a walk's memory is bounded by the
+// pages in flight, not by the list: a post yielded long ago (more than the
+// walk remembers) that moves ahead of the cursor comes again, as a move is
+// not promised, and every other post comes exactly once, in every mode.
+func TestAPostMovedFromFarBehindComesAgain(t *testing.T) {
+	t.Parallel()
+	for _, mode := range iterModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(600, 11)))
+			want := storedIDs(t, srv.Client())
+			var yielded []string
+			for p, err := range srv.Client().AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, mode.opts...) {
+				require.NoError(t, err)
+				yielded = append(yielded, p.ID)
+				if len(yielded) == 300 {
+					srv.MovePost(yielded[10], 550)
+				}
+			}
+			moved := want[10]
+			second := 11 + slices.Index(yielded[11:], moved)
+			require.Greater(t, second, 11, "the moved post comes again")
+			assert.Equal(t, want, slices.Delete(slices.Clone(yielded), second, second+1), "every other post exactly once, in order")
+		})
 	}
 }

@@ -1,0 +1,469 @@
+package walk
+
+import (
+	"fmt"
+	"slices"
+)
+
+// MaxLimit is the most posts a page holds (the contract's limit maximum).
+const MaxLimit = 25
+
+// memoryPages is how many pages of posts, beyond those in flight, a walk
+// remembers (see [Config.Memory]): more than every read a search for the
+// anchor makes reaches back (see maxReads).
+const memoryPages = 10
+
+// DefaultMemory is how many posts a sequential walk remembers.
+const DefaultMemory = memoryPages * (MaxLimit + 1)
+
+// Config is what a walk is asked to do.
+type Config struct {
+	// Skip is where the walk starts: the caller's skip, or a checkpoint's
+	// position (just after its post).
+	Skip int
+	// Limit is the caller's page size, 1 to MaxLimit.
+	Limit int
+	// Ahead is how many requests the walk keeps in flight beyond the one
+	// it waits for: 0 sequential, 1 prefetch, n parallel.
+	Ahead int
+	// After is the ID of a checkpoint's post: the walk goes on after it.
+	After string
+	// FailOnChange ends the walk at the first sign that the list changed.
+	FailOnChange bool
+	// Memory is how many posts the walk remembers: when 0, the posts of
+	// ten pages beyond those in flight (see the package documentation).
+	Memory int
+}
+
+// Purpose says why a request is sent.
+type Purpose uint8
+
+const (
+	// Read goes on from where the walk stands, or is foreseen after it.
+	Read Purpose = iota
+	// Reread asks a page that could not be believed once more.
+	Reread
+	// Search reads where the posts already seen say the anchor is.
+	Search
+	// Probe asks where a first page that is also the last began.
+	Probe
+)
+
+// Request is one page the walk asks for.
+type Request struct {
+	Skip, Limit int
+	// First marks the walk's first request: the caller's own, as built.
+	First bool
+	// Blind is set on a request that starts after the anchor: nothing on
+	// its page can show it came from where it was asked.
+	Blind   bool
+	Purpose Purpose
+}
+
+// Page is an answer as read.
+type Page struct {
+	Count int
+	// IDs are the nodes as sent: each post's ID, "" for a node that could
+	// not be a post (it holds a place in the list all the same).
+	IDs  []string
+	Next Next
+}
+
+// Next is a page's next link, as the shell read it.
+type Next struct {
+	// Present is false for a null next.
+	Present bool
+	// Skip and Limit are the link's position.
+	Skip, Limit int
+	// Refused is set on a link the shell refused (another origin,
+	// endpoint or query): the walk ends after the page, with the shell's
+	// error.
+	Refused bool
+}
+
+// Step is what the machine says of an answer.
+type Step struct {
+	// Placed is false while the page could not yet be placed: the walk
+	// asked for another read (see [Machine.Wants]) and says nothing else.
+	Placed bool
+	// Yield lists the page's new posts by their index among the nodes as
+	// sent, in order; Emit says the shell hands the page out (one with new
+	// posts, and the first page always).
+	Yield []int
+	Emit  bool
+	// Earlier says Yield indexes the last page taken before the probes the
+	// walk sent to find where it began (see [Purpose]), not the last page.
+	Earlier bool
+	// From is the index as sent of the first node after the anchor, and
+	// Fresh of the first node the walk had not read: what was forgiven in
+	// reading the page concerns the walk from there.
+	From, Fresh int
+	// Events are what happened, in order, for the summary and the log.
+	Events []Event
+	// End is set when the walk is over.
+	End *End
+}
+
+// Machine is one walk's decisions. It is told each answer ([Machine.Take])
+// and says what to ask next ([Machine.Wants]). It sends nothing, waits for
+// nothing and holds nothing but its state: the shell around it does the
+// I/O.
+type Machine struct {
+	cfg  Config
+	mem  memory
+	plan plan
+	cur  cursor
+	// stale counts pages in a row that did not move the walk on, readOn
+	// the reads in a row past an end that the count contradicts, and
+	// readPastEnd is set once the walk has read past such an end: the
+	// server's null next is then no proof that the list ends.
+	stale, readOn int
+	readPastEnd   bool
+	// posts counts the posts yielded, dropped the nodes passed over that
+	// could not be posts; furthest is the furthest position read.
+	posts, dropped, furthest int
+	// seen is what the walk could not vouch for, as it saw it; fell is set
+	// once a page's count fell below the one before.
+	seen Outcomes
+	fell bool
+	// dup is the first post a page held twice, at two places.
+	dup string
+	// out is where each post of the last page yielded stands in the list,
+	// and its ID: the checkpoint of a loop that breaks in its middle.
+	outAt  []int
+	outIDs []string
+	wait   wait
+	step   Step
+	ended  bool
+}
+
+// New returns a walk ready to send its first request.
+func New(cfg Config) *Machine {
+	if cfg.Memory <= 0 {
+		cfg.Memory = (cfg.Ahead + memoryPages) * (MaxLimit + 1)
+	}
+	cfg.Memory = max(cfg.Memory, 2*(MaxLimit+1))
+	m := &Machine{cfg: cfg, mem: newMemory(cfg.Memory), plan: newPlan(cfg.Limit, cfg.Ahead)}
+	m.cur = cursor{pos: cfg.Skip, anchorAt: cfg.Skip - 1, failOnChange: cfg.FailOnChange}
+	if cfg.After != "" {
+		m.cur.anchor = cfg.After
+		m.mem.add(cfg.After)
+		m.cur.seeking = cfg.Skip == 0
+	}
+	return m
+}
+
+// Wants returns the requests the walk needs in flight, in the order their
+// answers are taken: the first is the one [Machine.Take] expects next. A
+// request in flight that is not among them is no longer wanted. hold is
+// set while the walk reads a page again or searches for its place: the
+// requests already in flight are kept, as they may serve once it is
+// placed, and none is added.
+func (m *Machine) Wants(buf []Request) (wants []Request, hold bool) {
+	switch {
+	case m.ended:
+		return buf[:0], false
+	case m.wait.kind != waitNone:
+		return append(buf[:0], m.wait.req), true
+	}
+	wants = append(buf[:0], m.plan.following(&m.cur))
+	if m.stale > 0 || m.readOn > 0 {
+		return wants, false // nothing foreseen while the walk is unsure of the next page
+	}
+	for len(wants) <= m.plan.ahead {
+		next, ok := m.plan.foreseen(wants[len(wants)-1], m.cur.believedCount())
+		if !ok {
+			break
+		}
+		wants = append(wants, next)
+	}
+	return wants, false
+}
+
+// Take takes the answer to req, the first request [Machine.Wants] gave.
+// The Step it returns is valid until the next call.
+func (m *Machine) Take(req Request, page *Page) Step {
+	m.step = Step{Yield: m.step.Yield[:0], Events: m.step.Events[:0]}
+	if m.ended {
+		panic("walk: Take after the walk ended")
+	}
+	if id := sentTwice(page); id != "" && m.dup == "" {
+		// One post in two places of one answer: the post that belongs in
+		// one of them is missing.
+		m.dup = id
+		m.seen |= PostSentTwice
+	}
+	switch w := m.wait; w.kind {
+	case waitReread:
+		m.reread(req, page)
+	case waitProbe:
+		m.probed(page)
+	case waitSearch:
+		m.place(req, page, w.reads+1, w.first)
+	default:
+		m.place(req, page, 1, !m.cur.counted)
+	}
+	return m.step
+}
+
+// located goes on with a page placed by the cursor: where it begins,
+// which of its posts are new, and whether the list goes on.
+func (m *Machine) located(req Request, page *Page, p placement, first bool) {
+	next, refused := m.checkNext(req, page)
+	skip, ok := m.pageStart(req, page, p, next)
+	if !ok {
+		// A first page that is also the last, whose count does not
+		// confirm where it began: where it began is asked.
+		m.probe(req, page, p, first, next, refused)
+		return
+	}
+	m.commit(req, page, p, first, skip, next, refused)
+}
+
+// commit takes a placed page that begins at skip in the list: it yields
+// its new posts and judges whether the list goes on.
+func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip int, next Next, refused bool) {
+	if skip < req.Skip && m.cur.anchor == "" {
+		// Begun earlier than asked, with no post yielded to place it by:
+		// what stands before where the walk was asked to go on is left
+		// out, and nothing on it vouches for where it began.
+		p.from, p.unverified = min(req.Skip-skip, len(page.IDs)), true
+	}
+	before := m.cur.pos
+	m.step.Placed = true
+	m.step.From = p.from
+	m.step.Fresh = before - skip
+	if p.start >= 0 {
+		m.step.Fresh = before - p.start
+	}
+	for i := max(m.step.Fresh, 0); i < len(page.IDs); i++ {
+		if page.IDs[i] == "" {
+			m.dropped++
+		}
+	}
+	repeats := m.commitPosts(page, p, skip)
+	m.plan.learn(req, page)
+	if m.cur.byID && next.Present {
+		m.plan.followNext(next)
+	}
+	if repeats > 0 {
+		m.event(Event{Kind: EventRepeats, N: repeats})
+	}
+	if p.unverified {
+		m.seen |= UnverifiedPages
+		if hasNonPost(page) {
+			m.seen |= UnverifiedNodes
+		}
+		m.event(pageEvent(EventUnverified, req, page, ""))
+	}
+	// Progress is new posts, or nodes that could not be posts, or posts
+	// before a checkpoint's, passed over, past the furthest the walk had
+	// read: a page of repeats alone does not move the walk on.
+	progress := len(m.step.Yield) > 0 || m.cur.pos > m.furthest && (hasNonPost(page) || p.passed)
+	m.furthest = max(m.furthest, m.cur.pos)
+	m.judge(req, page, next, refused, progress)
+	m.step.Emit = len(m.step.Yield) > 0 || first
+	if m.step.Emit {
+		m.outAt, m.outIDs = m.outAt[:0], m.outIDs[:0]
+		for _, i := range m.step.Yield {
+			m.outAt = append(m.outAt, skip+i)
+			m.outIDs = append(m.outIDs, page.IDs[i])
+		}
+	}
+}
+
+// commitPosts records the posts of a placed page from p.from on as
+// yielded and lists them in the step, without any the walk remembers
+// yielding (a server that lists a post twice), and returns how many
+// repeats it left out. The anchor becomes the last post yielded, or, when
+// the page brought none, the yielded post it showed last, where it showed
+// it.
+func (m *Machine) commitPosts(page *Page, p placement, skip int) (repeats int) {
+	c := &m.cur
+	for i := p.from; i < len(page.IDs); i++ {
+		id := page.IDs[i]
+		if id == "" {
+			continue
+		}
+		if m.mem.holds(id) {
+			repeats++
+			continue
+		}
+		m.mem.add(id)
+		m.posts++
+		c.anchor, c.anchorAt = id, skip+i
+		m.step.Yield = append(m.step.Yield, i)
+	}
+	if len(m.step.Yield) == 0 && !c.byID && !p.passed {
+		if prev := previousPost(page, p.from); prev >= 0 && m.mem.holds(page.IDs[prev]) {
+			c.anchor, c.anchorAt = page.IDs[prev], skip+prev
+		}
+	}
+	c.behind += p.behind
+	if len(page.IDs) > 0 {
+		c.pos = skip + len(page.IDs)
+	}
+	c.gradeCount(page)
+	if c.countLied() {
+		m.seen |= CountUnreliable
+	}
+	c.placed = page.Count
+	return repeats
+}
+
+// judge decides, after a page is committed, whether the list goes on: the
+// one end judgement of every walk. An empty page or a null next ends it; a
+// next link goes on. An end that the count contradicts is read on from
+// where the posts ended, twice at most, before it is believed (a server
+// that ends the list early, or sends one page short, loses no post); a
+// count that disagrees with where the list ends is recorded, never a
+// reason to stop. Two pages in a row that do not move the walk on end it
+// as stalled.
+func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bool) {
+	c := &m.cur
+	if page.Count < 0 || next.Present && c.pos >= page.Count || !next.Present && c.pos != page.Count {
+		m.event(pageEvent(EventCountMismatch, req, page, ""))
+	}
+	if refused {
+		m.end(End{Kind: EndRefused})
+		return
+	}
+	if progress {
+		m.stale, m.readOn = 0, 0
+	}
+	ends := len(page.IDs) == 0 || !next.Present
+	switch {
+	case ends && len(page.IDs) > 0 && c.pos < page.Count && !c.byID && m.readOn < 2:
+		m.readOn++
+		m.readPastEnd = true
+		m.plan.readOn(page) // from where the posts ended, not again at the anchor
+		m.event(pageEvent(EventNextCorrected, req, page, "ugc: a page ended the list before its count; reading on"))
+	case ends:
+		m.finish()
+	case !progress:
+		if m.stale++; m.stale >= 2 {
+			m.end(End{Kind: EndStalled, Reason: fmt.Sprintf("2 pages in a row did not move the walk on (skip %d); the server may ignore skip", req.Skip)})
+		}
+	}
+}
+
+// finish ends a walk that reached the end of the list: complete, or with
+// the error that says why not. A walk resumed after a post it never found
+// lost its place; one that read a page twice over another post may have
+// lost that post; and one that ends short of its count is incomplete
+// unless it can vouch for its own reading (see [Machine.shortfall]).
+func (m *Machine) finish() {
+	c := &m.cur
+	shortfall := c.last - m.cfg.Skip - m.dropped - m.posts
+	m.event(Event{Kind: EventShortfall, N: max(shortfall, 0)})
+	switch {
+	case c.seeking:
+		m.end(m.drift(fmt.Sprintf("post %s of the checkpoint is no longer in the list", c.anchor), ""))
+	case m.dup != "":
+		m.end(End{Kind: EndIncomplete, Reason: fmt.Sprintf("post %s came twice on one page, in place of another", m.dup)})
+	case m.shortfall(shortfall):
+		m.end(End{Kind: EndIncomplete})
+	default:
+		m.end(End{Kind: EndDone})
+	}
+}
+
+// shortfall reports whether a walk that ends shortfall posts short of the
+// last count is incomplete. A walk whose every page was placed by its
+// anchor has read the list without a gap from its start to an end it read
+// twice: a count above what it found is the count's error, not the
+// walk's. A walk that read pages blind or followed next links as sent
+// cannot vouch for itself: a shortfall beyond the posts added behind it
+// (not owed) is incomplete, unless the count was seen to measure nothing.
+func (m *Machine) shortfall(shortfall int) bool {
+	c := &m.cur
+	vouched := m.seen&(UnverifiedPages|FollowedNext) == 0
+	return shortfall > c.behind && !vouched && c.trust != countNone
+}
+
+// end ends the walk.
+func (m *Machine) end(e End) {
+	c := &m.cur
+	e.Outcomes = m.Outcomes()
+	e.CountAtStart, e.CountAtEnd = c.count, c.last
+	e.Skip, e.Posts = m.cfg.Skip, m.posts
+	m.step.End = &e
+	m.ended = true
+}
+
+// fail ends the walk with e before the page is placed.
+func (m *Machine) fail(e End) {
+	m.end(e)
+}
+
+// drift is the end of a walk that found the list changed.
+func (m *Machine) drift(reason, id string) End {
+	return End{Kind: EndDrift, Reason: reason, RepeatedID: id}
+}
+
+// Outcomes is what the walk could not vouch for so far: that of a walk
+// stopped before its end.
+func (m *Machine) Outcomes() Outcomes {
+	if m.fell && m.seen&UnverifiedPages != 0 {
+		return m.seen | CountFell
+	}
+	return m.seen
+}
+
+// Counts returns the counts of the first and of the last page.
+func (m *Machine) Counts() (first, last int) { return m.cur.count, m.cur.last }
+
+// Checkpoint is where the walk stands once the first n posts of the last
+// page yielded were handed out: the position just after the last of them,
+// and its ID ("" before the first post).
+func (m *Machine) Checkpoint(n int) (skip int, after string) {
+	if n == 0 || n > len(m.outAt) {
+		if m.cur.anchor != "" {
+			return m.cur.anchorAt + 1, m.cur.anchor
+		}
+		return m.cur.pos, ""
+	}
+	return m.outAt[n-1] + 1, m.outIDs[n-1]
+}
+
+// Resume is where the walk goes on, as a page's next: the server's next
+// link it follows when it follows them, else its own request where the
+// list goes on.
+func (m *Machine) Resume() Request {
+	if m.cur.byID {
+		return m.plan.following(&m.cur)
+	}
+	return m.plan.at(m.cur.pos, m.plan.limit)
+}
+
+func (m *Machine) event(e Event) { m.step.Events = append(m.step.Events, e) }
+
+// sentTwice returns the ID of a post a page holds twice, or "".
+func sentTwice(page *Page) string {
+	for i, id := range page.IDs {
+		if id != "" && slices.Contains(page.IDs[i+1:], id) {
+			return id
+		}
+	}
+	return ""
+}
+
+// hasNonPost reports whether a page holds a node that could not be a post.
+func hasNonPost(page *Page) bool {
+	for _, id := range page.IDs {
+		if id == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// previousPost returns the index of the last post before index i, or -1.
+func previousPost(page *Page, i int) int {
+	for i--; i >= 0; i-- {
+		if page.IDs[i] != "" {
+			return i
+		}
+	}
+	return -1
+}

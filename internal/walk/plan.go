@@ -1,0 +1,95 @@
+package walk
+
+// plan decides what a walk asks for: the request that goes on from where
+// the cursor stands, and, when the walk reads ahead, the requests foreseen
+// after it. A request starts at the anchor, the last post yielded, so that
+// its answer shows whether the list moved since the page before, and asks
+// for one post more to still bring a full page of new ones.
+type plan struct {
+	limit int // the caller's page size
+	ahead int // requests in flight beyond the one the walk waits for
+	// served is the most nodes the server sends for a page, as its last
+	// pages with a next link showed: fewer than asked, on a server that
+	// caps pages lower.
+	served int
+	// byNext is set when the walk follows the server's next links as sent
+	// (a server that does not answer skip where asked): the next request.
+	byNext *Request
+}
+
+func newPlan(limit, ahead int) plan {
+	return plan{limit: max(limit, 1), ahead: ahead, served: MaxLimit}
+}
+
+// at is the walk's request at skip, for limit posts.
+func (p *plan) at(skip, limit int) Request { return Request{Skip: skip, Limit: limit} }
+
+// anchoredLimit is the limit of a request that starts at the anchor.
+func (p *plan) anchoredLimit() int { return min(p.limit+1, MaxLimit) }
+
+// following returns the request that goes on from where cur stands: at the
+// anchor when a page from there still reaches past the last page's end,
+// else (nodes that are not posts, or pages of one post, stand between)
+// where the list goes on.
+func (p *plan) following(cur *cursor) Request {
+	switch {
+	case !cur.counted && cur.anchor == "": // the first request: the caller's, exactly as built
+		return Request{Skip: cur.pos, Limit: p.limit, First: true}
+	case p.byNext != nil:
+		return *p.byNext
+	}
+	if cur.anchor != "" && cur.pos-cur.anchorAt < min(p.anchoredLimit(), p.served) {
+		return p.at(max(cur.anchorAt, 0), p.anchoredLimit())
+	}
+	r := p.at(cur.pos, p.limit)
+	r.Blind = cur.anchor != ""
+	return r
+}
+
+// foreseen returns the request that follows after, as if after's page will
+// be full, and whether there is one: none past count, the end of the list
+// (-1 when the count cannot be believed), and none while the walk follows
+// next links as sent.
+func (p *plan) foreseen(after Request, count int) (Request, bool) {
+	n := min(after.Limit, p.served)
+	switch {
+	case p.byNext != nil:
+		return Request{}, false // a server that misbehaves is read one page at a time
+	case count >= 0 && after.Skip+n >= count:
+		return Request{}, false
+	case n > 1:
+		return p.at(after.Skip+n-1, p.anchoredLimit()), true
+	}
+	r := p.at(after.Skip+n, p.limit)
+	r.Blind = true
+	return r, true
+}
+
+// learn takes what a page shows of the server: how many nodes it sends for
+// a page.
+func (p *plan) learn(req Request, page *Page) {
+	switch n := len(page.IDs); {
+	case !page.Next.Present || n == 0:
+	case n < req.Limit:
+		p.served = n // a server that caps pages lower than asked
+	default:
+		p.served = max(p.served, n)
+	}
+}
+
+// readOn takes a page that ended the list before its count as a sign that
+// the server sends no more than that page's nodes a page: the request
+// that reads on starts where its posts ended, since one from the anchor
+// would bring the same page again.
+func (p *plan) readOn(page *Page) {
+	if n := len(page.IDs); n > 0 {
+		p.served = min(p.served, n)
+	}
+}
+
+// followNext makes the walk follow next links as the server sends them,
+// from next on.
+func (p *plan) followNext(next Next) {
+	r := p.at(next.Skip, next.Limit)
+	p.byNext = &r
+}

@@ -1,0 +1,429 @@
+package walk
+
+// The walk's promise, as a property over generated servers: every walk,
+// in every mode, yields every post that stayed in the list and in its
+// place for the whole walk exactly once, and nothing else but posts of the
+// list, or ends with an error; or ends with a named outcome that says
+// what it could not vouch for (Outcomes), which lifts only what its
+// documentation says. The test holds no list of exempt cases: what it
+// forgives, the machine said by name.
+//
+// Run more: UGC_WALK_CASES=1000000 go test -run TestWalkPromise ./internal/walk
+// (UGC_TEST_HEAVY=1 runs 1,000,000); UGC_WALK_SEED sets the first seed,
+// UGC_WALK_TRACE=1 prints each answer of a one-case run.
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// walkMode is one way a shell drives the machine.
+type walkMode struct {
+	name   string
+	ahead  int
+	resume bool
+}
+
+var walkModes = []walkMode{
+	{name: "sequential", ahead: 0},
+	{name: "prefetch", ahead: 1},
+	{name: "parallel-3", ahead: 2},
+	{name: "parallel-8", ahead: 7},
+	{name: "resumed", resume: true},
+}
+
+// walkRun is what one walk yielded.
+type walkRun struct {
+	posts []string
+	end   *End
+	// before is what the first part of a resumed walk could not vouch
+	// for.
+	before   Outcomes
+	requests int
+	note     string
+	panicked any
+}
+
+// driver drives a machine as a shell does, against a session: requests in
+// flight are answered when sent or when taken (drawn per request), so that
+// a list's changes fall between them in every order; requests no longer
+// wanted are dropped, answered or not.
+type driver struct {
+	s      *modelSession
+	rng    *rand.Rand
+	budget int
+	flight []inFlight
+	wants  []Request
+	trace  func(string)
+}
+
+type inFlight struct {
+	req  Request
+	page *Page
+}
+
+// sameRequest reports whether an answer in flight serves a wanted request:
+// rereads, searches and probes are always sent afresh.
+func sameRequest(a, b Request) bool {
+	return a.Purpose == Read && b.Purpose == Read && a.Skip == b.Skip && a.Limit == b.Limit && a.Blind == b.Blind && a.First == b.First
+}
+
+// run walks m until it ends, or until it has emitted stopAfter pages (0:
+// no stop), and returns the posts yielded and, on a stop, how many of the
+// last page's posts were handed out (n).
+func (d *driver) run(m *Machine, stopAfter int, out *walkRun) (n int) {
+	var held *Page
+	pages := 0
+	for {
+		wants, hold := m.Wants(d.wants)
+		d.wants = wants
+		if len(wants) == 0 {
+			panic("walk: a walk that did not end wants nothing")
+		}
+		if !hold {
+			d.flight = slices.DeleteFunc(d.flight, func(f inFlight) bool {
+				return !slices.ContainsFunc(wants, func(w Request) bool { return sameRequest(f.req, w) })
+			})
+		}
+		send := wants
+		if hold {
+			send = wants[:1]
+		}
+		for _, w := range send {
+			if !slices.ContainsFunc(d.flight, func(f inFlight) bool { return sameRequest(f.req, w) }) || w.Purpose != Read {
+				f := inFlight{req: w}
+				if d.rng.IntN(2) == 0 {
+					f.page = d.s.answer(w)
+				}
+				out.requests++
+				d.flight = append(d.flight, f)
+			}
+		}
+		i := slices.IndexFunc(d.flight, func(f inFlight) bool {
+			return f.req == wants[0] || sameRequest(f.req, wants[0])
+		})
+		if i < 0 {
+			panic("walk: the request wanted first is not in flight")
+		}
+		f := d.flight[i]
+		d.flight = slices.Delete(d.flight, i, i+1)
+		if f.page == nil {
+			f.page = d.s.answer(f.req)
+		}
+		if out.requests > d.budget {
+			out.end = &End{Kind: EndStalled, Reason: "model: request budget spent (the walk loops)"}
+			return 0
+		}
+		if f.req.Purpose != Probe {
+			held = f.page
+		}
+		if d.trace != nil {
+			d.trace(fmt.Sprintf("  take %+v", wants[0]))
+		}
+		step := m.Take(wants[0], f.page)
+		if d.trace != nil {
+			d.trace(fmt.Sprintf("  step placed=%v emit=%v yield=%v events=%v end=%+v", step.Placed, step.Emit, step.Yield, step.Events, step.End))
+		}
+		if step.Placed && step.Emit {
+			src := f.page
+			if step.Earlier {
+				src = held
+			}
+			pages++
+			n = len(step.Yield)
+			if stopAfter > 0 && pages == stopAfter {
+				n = 1 + d.rng.IntN(max(n, 1))
+				n = min(n, len(step.Yield))
+			}
+			for _, i := range step.Yield[:n] {
+				out.posts = append(out.posts, src.IDs[i])
+			}
+			if stopAfter > 0 && pages == stopAfter {
+				return n
+			}
+		}
+		if step.End != nil {
+			out.end = step.End
+			return n
+		}
+	}
+}
+
+// runWalk walks the case's list in mode, on a session of its own.
+func runWalk(c *modelCase, mode walkMode, trace func(string)) (w walkRun, s *modelSession) {
+	s = newModelSession(c, uint64(len(mode.name))<<8|uint64(mode.ahead))
+	s.trace = trace
+	defer func() {
+		if p := recover(); p != nil {
+			w.panicked = p
+		}
+	}()
+	rng := rand.New(rand.NewPCG(c.seed, 0xd1))
+	pages := len(c.entries)/max(min(c.limit, c.pageCapOr(MaxLimit)), 1) + 1
+	d := &driver{s: s, rng: rng, budget: 14*pages + 80, trace: trace}
+	cfg := Config{Skip: c.startSkip, Limit: c.limit, Ahead: mode.ahead, Memory: c.memory}
+	if !mode.resume {
+		d.run(New(cfg), 0, &w)
+		return w, s
+	}
+	// Pages to a checkpoint (after a random page, in its middle, or after
+	// the last page), then a walk resumed from it, as a job does.
+	first, second := walkModes[rng.IntN(4)], walkModes[rng.IntN(4)]
+	stopAfter := 1 + rng.IntN(pages+1)
+	if rng.IntN(3) == 0 {
+		stopAfter = 1 << 30
+	}
+	cfg.Ahead = first.ahead
+	m := New(cfg)
+	n := d.run(m, stopAfter, &w)
+	if w.end != nil && w.end.Kind != EndDone {
+		return w, s
+	}
+	skip, after := m.Checkpoint(n)
+	w.before = m.Outcomes()
+	w.note = fmt.Sprintf("walked %s to page %d, %d posts of it, checkpoint (%d, %q), resumed %s", first.name, min(stopAfter, pages+1), n, skip, after, second.name)
+	w.end = nil
+	d.flight = d.flight[:0]
+	d.run(New(Config{Skip: skip, After: after, Limit: c.limit, Ahead: second.ahead, Memory: c.memory}), 0, &w)
+	return w, s
+}
+
+// failure is one walk that broke the promise.
+type failure struct {
+	class, msg string
+	c          *modelCase
+	mode       string
+}
+
+// checkWalk returns the walk's failures: what it broke of the promise,
+// given what it said of itself.
+func checkWalk(c *modelCase, mode walkMode, w walkRun, s *modelSession) []failure {
+	var out []failure
+	fail := func(class, format string, args ...any) {
+		out = append(out, failure{class: class, msg: fmt.Sprintf(format, args...), c: c, mode: mode.name})
+	}
+	if w.panicked != nil {
+		fail("panic", "the walk panicked: %v", w.panicked)
+		return out
+	}
+	if w.end == nil {
+		fail("no-end", "the walk neither ended nor stopped")
+		return out
+	}
+	excused := w.end.Outcomes | w.before
+	unverified := excused&(UnverifiedPages|FollowedNext|FirstPageUnchecked) != 0
+
+	ever := map[string]bool{}
+	for _, id := range c.entries {
+		ever[id] = true
+	}
+	for id := range s.touched {
+		ever[id] = true
+	}
+	owed := map[string]bool{}
+	before := map[string]bool{}
+	for i, id := range c.entries {
+		switch {
+		case id == nonPost:
+		case i < c.startSkip:
+			before[id] = true
+		case !s.touched[id] && !s.lost[id]:
+			owed[id] = true
+		}
+	}
+	seen := map[string]int{}
+	var doubles, foreign, unasked []string
+	for _, id := range w.posts {
+		seen[id]++
+		switch {
+		case !ever[id]:
+			foreign = append(foreign, id)
+		case seen[id] == 2 && owed[id]:
+			doubles = append(doubles, id)
+		case before[id] && seen[id] == 1:
+			unasked = append(unasked, id)
+		}
+	}
+	if len(foreign) > 0 {
+		fail("foreign", "%d posts never in the list: %s", len(foreign), few(foreign))
+	}
+	if len(doubles) > 0 && !unverified {
+		fail("repeat", "%d posts that stayed in place came twice: %s (end %s)", len(doubles), few(doubles), describe(w.end))
+	}
+	if len(unasked) > 0 && excused&(UnverifiedPages|FirstPageUnchecked) == 0 {
+		fail("unasked", "%d posts the caller's skip passes over: %s", len(unasked), few(unasked))
+	}
+	if w.end.Kind != EndDone {
+		return out
+	}
+	// Posts missing from a walk that ended complete: at its end (the
+	// list ended early), or in its middle, with a post owed after them.
+	var missing []string
+	middle := false
+	last := -1
+	for i, id := range c.entries {
+		if owed[id] && seen[id] > 0 {
+			last = i
+		}
+	}
+	for i, id := range c.entries {
+		if owed[id] && seen[id] == 0 {
+			missing = append(missing, id)
+			middle = middle || i < last
+		}
+	}
+	switch {
+	case len(missing) == 0:
+	case middle && (!unverified || excused&(CountUnreliable|UnverifiedNodes|CountFell|FirstPageUnchecked) == 0):
+		fail("silent-gap", "the walk ended complete, %d posts that stayed in place missing, some before posts it yielded: %s", len(missing), few(missing))
+	case !middle && excused&(CountUnreliable|CountFell|FirstPageUnchecked) == 0:
+		fail("silent-short", "the walk ended complete, its last %d posts that stayed in place missing: %s", len(missing), few(missing))
+	}
+	if len(s.lost) > 0 && excused&(CountUnreliable|PostSentTwice|UnverifiedPages|FirstPageUnchecked) == 0 && c.dupAt >= c.startSkip {
+		for id := range s.lost {
+			if seen[id] == 0 && !s.touched[id] && !s.touched[c.entries[c.dupAt-1]] {
+				fail("silent-dup", "the server sent a post twice in place of %s, and the walk ended complete", id)
+			}
+		}
+	}
+	return out
+}
+
+func describe(e *End) string {
+	if e == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s %q outcomes=%s", [...]string{"done", "refused", "stalled", "incomplete", "drift"}[e.Kind], e.Reason, e.Outcomes)
+}
+
+func few(ids []string) string {
+	if len(ids) > 6 {
+		return strings.Join(ids[:6], " ") + fmt.Sprintf(" … (%d more)", len(ids)-6)
+	}
+	return strings.Join(ids, " ")
+}
+
+// tally counts failures and needless ends by class, with the smallest case
+// of each.
+type tally struct {
+	mu      sync.Mutex
+	classes map[string]*classCount
+}
+
+type classCount struct {
+	walks int
+	least *modelCase
+	mode  string
+	msg   string
+}
+
+func (t *tally) add(class string, c *modelCase, mode, msg string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.classes == nil {
+		t.classes = map[string]*classCount{}
+	}
+	cc := t.classes[class]
+	if cc == nil {
+		cc = &classCount{}
+		t.classes[class] = cc
+	}
+	cc.walks++
+	if cc.least == nil || len(c.entries) < len(cc.least.entries) {
+		cc.least, cc.mode, cc.msg = c, mode, msg
+	}
+}
+
+func (t *tally) String() string {
+	names := make([]string, 0, len(t.classes))
+	for n := range t.classes {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(t.classes[b].walks, t.classes[a].walks), cmp.Compare(a, b))
+	})
+	var b strings.Builder
+	for _, n := range names {
+		cc := t.classes[n]
+		fmt.Fprintf(&b, "%-34s walks=%-7d smallest: mode=%s %s\n\t%s\n", n, cc.walks, cc.mode, cc.least, cc.msg)
+	}
+	return b.String()
+}
+
+func envInt(name string, def uint64) uint64 {
+	if v, err := strconv.ParseUint(os.Getenv(name), 10, 64); err == nil {
+		return v
+	}
+	return def
+}
+
+// TestWalkPromise checks the promise over generated servers, five modes
+// each. Failures fail the test; needless errors (a walk of a list that did
+// not change, with every next link, that ends in an error) and needless
+// outcomes are counted and logged, by class.
+func TestWalkPromise(t *testing.T) {
+	t.Parallel()
+	cases := envInt("UGC_WALK_CASES", 4000)
+	if os.Getenv("UGC_TEST_HEAVY") != "" && os.Getenv("UGC_WALK_CASES") == "" {
+		cases = 200_000 // × 5 modes: a million walks
+	}
+	first := envInt("UGC_WALK_SEED", 1)
+	var trace func(string)
+	if os.Getenv("UGC_WALK_TRACE") != "" {
+		trace = func(s string) { fmt.Println(s) }
+	}
+	var failures, needless tally
+	var walks, failed atomic.Int64
+	var next atomic.Uint64
+	next.Store(first)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				seed := next.Add(1) - 1
+				if seed >= first+cases {
+					return
+				}
+				c := newModelCase(seed)
+				for _, mode := range walkModes {
+					w, s := runWalk(c, mode, trace)
+					walks.Add(1)
+					fs := checkWalk(c, mode, w, s)
+					for _, f := range fs {
+						failed.Add(1)
+						failures.add(f.class, c, mode.name, f.msg+"; "+w.note)
+					}
+					if len(fs) == 0 && c.benign() && w.end != nil && w.end.Kind != EndDone {
+						needless.add("needless-error/"+describe(w.end)[:strings.IndexByte(describe(w.end), ' ')], c, mode.name, describe(w.end))
+					}
+					if len(fs) == 0 && c.benign() && w.end != nil && w.end.Outcomes != 0 {
+						needless.add("outcome/"+w.end.Outcomes.String(), c, mode.name, describe(w.end))
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	t.Logf("%d walks (%d cases from seed %d, %d modes) in %v: %.0f walks a minute; %d broke the promise",
+		walks.Load(), cases, first, len(walkModes), elapsed.Round(time.Millisecond), float64(walks.Load())/elapsed.Minutes(), failed.Load())
+	if len(needless.classes) > 0 {
+		t.Logf("needless errors and outcomes on lists that did not change:\n%s", needless.String())
+	}
+	if failed.Load() > 0 {
+		t.Errorf("failures by class (reproduce: UGC_WALK_SEED=<seed> UGC_WALK_CASES=1 UGC_WALK_TRACE=1 go test -run TestWalkPromise ./internal/walk):\n%s", failures.String())
+	}
+}
