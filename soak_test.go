@@ -76,14 +76,15 @@ var soakFaults = []ugctest.Fault{
 // detector makes the JSON work about seven times as costly (the same three
 // walks: 34 s of CPU, 39 s), so under -race the walk is 10,000 posts (400
 // pages, about 40 faults a mode, about 5 s), which still crosses every
-// fault kind in every mode; under -short it is 5,000.
+// fault kind in every mode; under -short, or without UGC_TEST_HEAVY=1 (the
+// README's go test ./...), it is 5,000.
 func TestSoakUnderFaultsLosesNothing(t *testing.T) {
 	t.Parallel()
 	n := 50_000
 	if raceEnabled() {
 		n = 10_000
 	}
-	if testing.Short() {
+	if testing.Short() || !heavy() {
 		n = 5_000
 	}
 	const seed = 20260101

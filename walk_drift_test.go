@@ -67,7 +67,7 @@ var changeRates = []float64{0.1, 0.5, 2}
 // moderationSeeds is how many seeds each rate and mode runs. Each walk reads
 // 2,500 posts, so CI keeps it small; raise it to look harder, as in
 // go test -race -run Moderators -moderation-seeds 20 .
-var moderationSeeds = flag.Uint64("moderation-seeds", 2, "seeds per rate and mode in TestExactlyOnceWhileModeratorsChangeTheList")
+var moderationSeeds = flag.Uint64("moderation-seeds", heavyOr[uint64](4, 1), "seeds per rate and mode in TestExactlyOnceWhileModeratorsChangeTheList")
 
 // TestExactlyOnceWhileModeratorsChangeTheList: 2,500 posts, with 0.1 to 2
 // insertions or removals per page at random positions (before and after the
@@ -126,7 +126,7 @@ func TestDriftFailEndsWithoutAGap(t *testing.T) {
 	t.Parallel()
 	var driftErrors atomic.Int64
 	t.Run("walks", func(t *testing.T) {
-		for seed := range uint64(6) {
+		for seed := range heavyOr[uint64](6, 1) {
 			for _, mode := range iterModes {
 				t.Run(fmt.Sprintf("seed=%d/%s", seed, mode.name), func(t *testing.T) {
 					t.Parallel()
@@ -234,7 +234,9 @@ type moderatedServer struct {
 	requests atomic.Int64
 }
 
-const moderatedPosts = 2500
+// moderatedPosts is the length of the moderated list: 2,500, or 600
+// without UGC_TEST_HEAVY.
+var moderatedPosts = heavyOr(2500, 600)
 
 // moderatedIDs is the initial order of the moderated list, read once.
 var moderatedIDs = sync.OnceValues(func() ([]string, error) {

@@ -354,7 +354,7 @@ func TestResumeAfterAPostAloneSeeksIt(t *testing.T) {
 // in every mode.
 func TestEveryCheckpointResumesExactlyOnce(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(120) {
+	for seed := range heavyOr[uint64](120, 20) {
 		rng := rand.New(rand.NewPCG(seed, 16))
 		c := &modelCase{seed: seed, endpoint: "posts", limit: 2 + rng.IntN(24), count: countTrue,
 			nextForms: []nextForm{nextFormAbsolute}, nextEscapes: []nextEscape{nextEscapeAsSent}}
@@ -426,7 +426,7 @@ func TestEveryCheckpointResumesExactlyOnce(t *testing.T) {
 func TestSkipOnAServerThatRoundsIt(t *testing.T) {
 	t.Parallel()
 	const n = 30
-	for limit := 2; limit <= 8; limit++ {
+	for limit := 2; limit <= heavyOr(8, 3); limit++ {
 		for roundTo := 1; roundTo <= limit; roundTo++ {
 			c := plainModelCase("posts", n, limit)
 			if roundTo > 1 {
