@@ -176,7 +176,9 @@ func WithRetryWait(minWait, maxWait time.Duration) Option {
 }
 
 // WithAttemptTimeout bounds each attempt, from sending the request to reading
-// the last byte of the body; an attempt that runs over is retried. Default:
+// the last byte of the body; an attempt that runs over is retried, and the
+// call's error, if it is the last one's, matches [ErrAttemptTimeout] (and
+// context.DeadlineExceeded). Default:
 // [DefaultAttemptTimeout]; 0 leaves attempts unbounded (the context still
 // applies). Given to NewClient, it is ignored when the client given to
 // [WithHTTPClient] has a Timeout; given to a call or walk, it holds for that

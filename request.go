@@ -207,8 +207,9 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	defer c.pace.done()
 	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, errAttemptDeadline)
 		defer cancel()
+		defer func() { err = attemptTimedOut(ctx, timeout, err) }() // before cancel
 	}
 	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
