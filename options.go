@@ -283,19 +283,25 @@ func WithAttemptObserver(obs AttemptObserver) Option {
 }
 
 // WithHeader adds a header to the requests, such as a request ID or a W3C
-// traceparent. It cannot set the API key header (x-api-key), and values may
-// not contain line breaks. Several WithHeader with one key add several
-// values.
+// traceparent. Several WithHeader with one name, at one level, add several
+// values; given to a call or walk, it replaces the Client's values of that
+// name for that call or walk alone. The headers the client sets itself are
+// an error that names what sets them: the API key header (x-api-key, in
+// any case: NewClient's key), User-Agent ([WithUserAgent]) and Host (the
+// base URL's). Values may not contain line breaks.
+//
+// Given to: NewClient (every request's), a call, a walk (each request's).
 func WithHeader(key, value string) Option {
 	return callOption("WithHeader", false, func(c *callConfig) error {
 		k := http.CanonicalHeaderKey(strings.TrimSpace(key))
 		switch {
 		case k == "":
 			return fmt.Errorf("WithHeader: empty header name")
-		case k == canonicalKeyHeader:
-			return fmt.Errorf("WithHeader: the %s header is the client's own", apiKeyHeader)
 		case strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(value, "\r\n\x00"):
 			return fmt.Errorf("WithHeader: header %q has a line break or an invalid name", k)
+		}
+		if err := reservedHeader(k); err != nil {
+			return err
 		}
 		if c.header == nil {
 			c.header = http.Header{}
@@ -431,10 +437,15 @@ type callConfig struct {
 	response       *ResponseInfo
 }
 
-// newCallConfig applies the Client's defaults, then opts, in order.
+// newCallConfig applies the Client's defaults, then opts, in order; a
+// header opts set replaces the Client's of that name.
 func (c *Client) newCallConfig(opts []Option) (callConfig, error) {
 	var cfg callConfig
-	for _, list := range [][]Option{c.callDefaults, opts} {
+	for i, list := range [][]Option{c.callDefaults, opts} {
+		var clientHeader http.Header
+		if i == 1 {
+			clientHeader, cfg.header = cfg.header, nil
+		}
 		for _, o := range list {
 			if o == nil {
 				return cfg, fmt.Errorf("%w: nil Option", ErrInvalidParams)
@@ -443,6 +454,7 @@ func (c *Client) newCallConfig(opts []Option) (callConfig, error) {
 				return cfg, fmt.Errorf("%w: %w", ErrInvalidParams, err)
 			}
 		}
+		cfg.header = callHeader(clientHeader, cfg.header)
 	}
 	return cfg, nil
 }
