@@ -394,8 +394,11 @@ func WithDrift(p DriftPolicy) Option {
 // ResumeFrom starts the walk at a checkpoint saved from an earlier walk
 // ([Page.Checkpoint] or [WalkSummary.Checkpoint]) instead of at the first
 // page. The checkpoint's URL carries every parameter of the original
-// request, so the call's params are not used; it must be for the same
-// endpoint, on the client's origin. The walk starts at the checkpoint's
+// request, so the call's params may be nil; it must be for the same
+// endpoint (and gallery), on the client's origin ([ErrBadNext] otherwise),
+// and params that state a filter, market or include other than the
+// checkpoint's are an error that names the difference (matching
+// [ErrInvalidParams]), before any request. The walk starts at the checkpoint's
 // post and places its first page by it, as it places every page, so the
 // resumed walk neither repeats nor skips a post when posts were added or
 // removed between the two runs; a checkpoint taken after the last page

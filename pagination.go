@@ -158,6 +158,9 @@ func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cf
 		if !slices.Equal(pathSegments(resumed), pathSegments(u)) {
 			return nil, fmt.Errorf("%w: checkpoint URL is for %s, not %s: %s", ErrBadNext, resumed.Path, u.Path, segmentDiff(pathSegments(u), pathSegments(resumed)))
 		}
+		if err := checkResumeQuery(u, resumed); err != nil {
+			return nil, err
+		}
 		u = resumed
 	}
 	start := skipOf(u)
