@@ -127,7 +127,9 @@
 // after a UTF-8 byte-order mark; a member sent twice, read as
 // encoding/json reads it (the last value; an object merged into the
 // first; null leaving a value that is not a pointer); a member name in
-// another case, matched as encoding/json matches it. A value that cannot
+// another case, matched as encoding/json matches it; a string with invalid
+// UTF-8 or a lone surrogate escape (\ud800), kept with U+FFFD in its place
+// as encoding/json keeps it. A value that cannot
 // be read at all (a createdAt of "yesterday", an object where a string
 // belongs) leaves the field at its zero value, and a required field
 // missing is its zero value; the post still comes. A node that cannot be a

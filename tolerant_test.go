@@ -360,3 +360,27 @@ func TestDeviationNeverQuotesPartOfTheKey(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictModeRefusesAReplacedString: a caption with a lone surrogate is
+// read with U+FFFD and a deviation by a tolerant client, and refused by a
+// strict one, with a DecodeError that names the post and the field.
+func TestStrictModeRefusesAReplacedString(t *testing.T) {
+	t.Parallel()
+	odd := goodRawPost("p001").with("comment", `"sunset \ud83c"`).String()
+	srv := pagedServer(t, []string{goodRawPost("p000").String(), odd})
+	c, err := ugc.NewClient(srv.URL, "tolerant-key", ugc.WithRetryWait(0, 0))
+	require.NoError(t, err)
+	page, err := c.Posts(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "sunset \uFFFD", page.Nodes[1].Comment)
+	require.Len(t, page.Deviations, 1)
+	assert.Contains(t, page.Deviations[0].String(), `nodes[1].comment (post p001): sent "sunset \ud83c", kept U+FFFD in place of a lone surrogate`)
+
+	strict, err := ugc.NewClient(srv.URL, "tolerant-key", ugc.WithRetryWait(0, 0), ugc.WithStrictDecoding())
+	require.NoError(t, err)
+	_, err = strict.Posts(context.Background(), nil)
+	var decErr *ugc.DecodeError
+	require.ErrorAs(t, err, &decErr)
+	assert.Contains(t, err.Error(), "nodes[1].comment (post p001)")
+	assert.Contains(t, err.Error(), "lone surrogate")
+}
