@@ -438,6 +438,7 @@ type callConfig struct {
 	attemptTimeout *time.Duration
 	header         http.Header
 	response       *ResponseInfo
+	cursor         string // WithCursor: where a single call's page is
 }
 
 // newCallConfig applies the Client's defaults, then opts, in order; a

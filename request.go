@@ -16,6 +16,9 @@ import (
 // building u gave (bad params); either way its error has passed
 // [Client.maskErr].
 func (c *Client) call(ctx context.Context, u *url.URL, err error, opts []Option) (*Page, error) {
+	if err == nil {
+		u, err = c.atCursor(u, opts)
+	}
 	if err != nil {
 		return nil, c.maskErr(err)
 	}
