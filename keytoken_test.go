@@ -82,17 +82,18 @@ func randomWord(rng *rand.Rand, minLen, maxLen int) string {
 func TestShortKeysAreMaskedOnlyAsTokens(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(26, 4))
-	keys := []string{"a", "k", "ugc", "e", "in", "Error"}
+	fixed := []string{"a", "k", "ugc", "e", "in", "Error"}
+	keys := append([]string{}, fixed...)
 	for range 200 {
 		keys = append(keys, randomWord(rng, 1, 4))
 	}
-	for _, key := range keys {
+	for i, key := range keys {
 		m := newMasker(key)
 		for range 20 {
 			msg := randomMessage(rng, key)
 			require.Equal(t, tokenMask(msg, key), m.mask(msg), "key %q", key)
 		}
-		for code := 100; code < 600; code++ {
+		for code := 100; code < 600 && i < len(fixed); code++ {
 			msg := fmt.Sprintf("%d %s: Something went wrong", code, http.StatusText(code))
 			require.Equal(t, tokenMask(msg, key), m.mask(msg), "key %q", key)
 		}
