@@ -159,13 +159,13 @@ func listOf(u *url.URL) (cursorList, bool) {
 	var l cursorList
 	segs := pathSegments(u)
 	n := len(segs)
-	switch {
+	switch { // a gallery first: its ID may be "v1"
+	case n >= 4 && segs[n-4] == "v1" && segs[n-3] == "galleries" && segs[n-1] == "posts":
+		l.kind, l.gallery = 'g', segs[n-2]
 	case n >= 2 && segs[n-2] == "v1" && segs[n-1] == "posts":
 		l.kind = 'p'
 	case n >= 2 && segs[n-2] == "v1" && segs[n-1] == "inbox":
 		l.kind = 'i'
-	case n >= 4 && segs[n-4] == "v1" && segs[n-3] == "galleries" && segs[n-1] == "posts":
-		l.kind, l.gallery = 'g', segs[n-2]
 	default:
 		return l, false
 	}

@@ -146,6 +146,17 @@ func TestCursorForAnotherListIsRefusedBeforeAnyRequest(t *testing.T) {
 	}
 	assert.Len(t, srv.Requests(), sent, "refused before any request")
 
+	ds.AddGallery("v1", ds.Posts[0].ID, ds.Posts[1].ID, ds.Posts[2].ID)
+	v1 := ugctest.NewServer(t, ugctest.WithDataset(ds)).Client()
+	page, err = v1.GalleryPosts(ctx, "v1", &ugc.GalleryPostsParams{Limit: 1})
+	require.NoError(t, err)
+	named, err := page.Cursor()
+	require.NoError(t, err)
+	_, err = v1.Posts(ctx, &ugc.PostsParams{Limit: 1}, ugc.WithCursor(named))
+	assert.ErrorIs(t, err, ugc.ErrBadCursor, `a gallery named "v1" is a gallery, not the posts list`)
+	_, err = v1.GalleryPosts(ctx, "v1", &ugc.GalleryPostsParams{Limit: 1}, ugc.WithCursor(named))
+	assert.NoError(t, err)
+
 	_, err = ugc.NewClient(srv.URL, srv.APIKey, ugc.WithCursor(filtered))
 	assert.ErrorContains(t, err, "WithCursor belongs to one call")
 }
