@@ -39,6 +39,18 @@ func BenchmarkDecodePage(b *testing.B) {
 			}
 		}
 	})
+	// The same page with an escape in every caption (an é written \u00e9,
+	// a quote, a line break): strings read on the escaped path.
+	escaped := regexp.MustCompile(`"videoCaptions":"`).ReplaceAll(body, []byte(`"videoCaptions":"caf\u00e9 \"quoted\"\n`))
+	b.Run("sdk-escaped-captions", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(escaped)))
+		for b.Loop() {
+			if page, err := decodePage(escaped, false, nil); err != nil || len(page.Deviations) > 0 {
+				b.Fatal(err, page.Deviations)
+			}
+		}
+	})
 	b.Run("scan", func(b *testing.B) { // the tokenizer alone: every value checked, none kept
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))

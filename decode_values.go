@@ -130,7 +130,7 @@ func (d *decoder) key() (string, error) {
 		d.pos = end + 1
 		return d.text[start+1 : end], nil
 	}
-	return d.escapedString()
+	return d.unquote() // a name or a value that is not kept: nothing replaced shows
 }
 
 // array reads the array at the decoder's position, calling elem with each
@@ -204,9 +204,21 @@ func (d *decoder) str() (string, error) {
 	return d.escapedString()
 }
 
-// escapedString reads a string with escapes, control characters or
-// invalid UTF-8, checked by skipString and unquoted by encoding/json.
+// escapedString reads a string to keep with escapes, control characters
+// or invalid UTF-8, checked by skipString and unquoted by encoding/json;
+// what it had to replace is a deviation.
 func (d *decoder) escapedString() (string, error) {
+	start := d.pos
+	s, err := d.unquote()
+	if err == nil {
+		d.noteReplaced(d.data[start:d.pos], s)
+	}
+	return s, err
+}
+
+// unquote reads a string with escapes, control characters or invalid
+// UTF-8, as encoding/json unquotes it.
+func (d *decoder) unquote() (string, error) {
 	start := d.pos
 	if err := d.skipString(); err != nil {
 		return "", err

@@ -29,6 +29,12 @@
 //
 // Params may be nil. Bad params are an error before any request.
 //
+// A service that pages for its own callers hands them [Page.Cursor], an
+// opaque string that shows no host, and takes it back with [WithCursor] on
+// the call for the list it serves: a cursor for another list (a gallery's
+// replayed against the inbox), or altered, is refused before any request
+// ([ErrBadCursor], which matches [ErrInvalidParams]).
+//
 // # Filters, labels and markets
 //
 // A [Filter] is a list of label conditions that a post must all meet:
@@ -127,7 +133,9 @@
 // after a UTF-8 byte-order mark; a member sent twice, read as
 // encoding/json reads it (the last value; an object merged into the
 // first; null leaving a value that is not a pointer); a member name in
-// another case, matched as encoding/json matches it. A value that cannot
+// another case, matched as encoding/json matches it; a string with invalid
+// UTF-8 or a lone surrogate escape (\ud800), kept with U+FFFD in its place
+// as encoding/json keeps it. A value that cannot
 // be read at all (a createdAt of "yesterday", an object where a string
 // belongs) leaves the field at its zero value, and a required field
 // missing is its zero value; the post still comes. A node that cannot be a
@@ -162,7 +170,9 @@
 // [ErrServer]. A body that is not a page at all (cut short, HTML, no count,
 // next or nodes, over the size cap) is a [*DecodeError] after retries (JSON
 // cut short is retried like a body cut short on the wire). Bad input matches [ErrInvalidParams] (filters give a
-// [*FilterError]); a refused redirect matches [ErrForeignRedirect]. A
+// [*FilterError]); a refused redirect matches [ErrForeignRedirect]; an
+// attempt that ran past [WithAttemptTimeout] while the caller's context was
+// alive matches [ErrAttemptTimeout] (and still context.DeadlineExceeded). A
 // context that ends before any attempt failed gives ctx.Err() as it is; one
 // that ends during retries gives an error that matches ctx.Err() with
 // errors.Is and still reaches the last attempt's [*APIError] with
@@ -175,7 +185,8 @@
 //	ugc: GET /v1/posts: 429 Too Many Requests: Too many requests (after 5 attempts)
 //
 // No error, log line or fmt verb ever shows the API key, in any encoding a
-// server may echo it in (raw, JSON-escaped, URL-encoded).
+// server may echo it in (raw, JSON-escaped, URL-encoded), where it stands
+// as a token: a test key of "a" leaves "Internal Server Error" whole.
 //
 // # Options
 //
@@ -184,10 +195,12 @@
 // that shapes requests ([WithRetryMax], [WithAttemptTimeout], [WithHeader])
 // or walks ([WithReadAhead], [WithDrift]) is the default of every call or
 // walk; given to a call it changes that call only, on a Client shared by
-// callers with different budgets. Options of one level only are errors
+// callers with different budgets (a call's [WithHeader] replaces the
+// Client's value of that header). Options of one level only are errors
 // elsewhere: [WithHTTPClient] on a call, [WithSummary] or [ResumeFrom] on a
 // Client, [WithResponseInto] (status, headers and attempts of a successful
-// answer) on a Client.
+// answer) on a Client, [WithCursor] on a walk. Each option's documentation
+// ends with where it may be given.
 //
 //	page, err := client.Posts(ctx, params, ugc.WithRetryMax(0), ugc.WithHeader("X-Request-Id", id))
 //
@@ -196,7 +209,10 @@
 // With [WithLogger] the client logs each attempt through slog with the
 // call's context (LogAttrs), so a trace-aware handler correlates the lines,
 // with the attributes method, endpoint, attempt, status, duration, wait,
-// outcome and error: a failed attempt that is retried is a Warn, a success
+// outcome and error, and where they apply pause (a client-wide pause the
+// answer started), quota_wait (the wait for the attempt's turn),
+// ratelimit_remaining and ratelimit_rate (what the answer said of the
+// quota): a failed attempt that is retried is a Warn, a success
 // after retries an Info, a final failure an Error (a Warn for a 4xx), a
 // plain success a Debug. For example:
 //
@@ -205,9 +221,10 @@
 //
 // Without it the client writes nothing. [WithAttemptObserver] calls a
 // function after each attempt, in order, with the call's context: enough
-// for metrics, and for OpenTelemetry spans without the SDK depending on it
-// (see examples/otel, a module of its own, for a recipe with the
-// OpenTelemetry SDK).
+// for metrics, and for OpenTelemetry without the SDK depending on it:
+// package github.com/ugcposts/ugc-go/otelugc, a module of its own, wires
+// spans, events and metrics into a Client with one option
+// (otelugc.Instrument), and examples/otel runs it.
 //
 // # Retries
 //

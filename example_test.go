@@ -449,9 +449,9 @@ func ExampleNewClient_gockDefaultTransport() {
 }
 
 // The same options configure a Client and one call: given to a call, they
-// override the Client's settings for it alone. A request handler with a
-// tight budget fails fast on a Client shared with a patient batch job,
-// forwards its request ID, and reads the answer's headers.
+// override the Client's settings for it alone. A request handler retries
+// less than a patient batch job on the same Client, forwards its request
+// ID (replacing the Client's), and reads the answer's headers.
 func ExampleOption() {
 	baseURL, _, stop := startFakeAPI("test-key")
 	defer stop()

@@ -56,7 +56,7 @@ func TestOptionsAtEveryLevel(t *testing.T) {
 		{"a summary on a Client", "belongs to one walk", ugc.WithSummary(&ugc.WalkSummary{})},
 		{"a checkpoint on a Client", "belongs to one walk", ugc.ResumeFrom(ugc.Checkpoint{})},
 		{"an output of one call on a Client", "belongs to one call", ugc.WithResponseInto(&ugc.ResponseInfo{})},
-		{"a bad default", "the x-api-key header is the client's own", ugc.WithHeader("X-Api-Key", "other")},
+		{"a bad default", "the x-api-key header carries the API key given to NewClient", ugc.WithHeader("X-Api-Key", "other")},
 		{"a read-ahead out of range", "need 0 to 64", ugc.WithReadAhead(65)},
 		{"nil", "nil Option", nil},
 	} {

@@ -128,6 +128,8 @@ type options struct {
 // the client should have a Transport of its own (gock panics on a nil one).
 // Without this option, the client reaches gock.New's interception whenever
 // it was built. See the package documentation on testing.
+//
+// Given to: NewClient.
 func WithHTTPClient(hc *http.Client) Option {
 	return clientOption("WithHTTPClient", func(o *options) error {
 		if hc == nil {
@@ -139,10 +141,16 @@ func WithHTTPClient(hc *http.Client) Option {
 }
 
 // WithRetryMax sets how many times a failed attempt is retried (0 disables
-// retries). Default: [DefaultRetryMax]. Retried: connection errors, bodies
-// cut short, 429 and 5xx other than 501. Never retried: other 4xx. Given to
-// a call or walk, it holds for that call alone: a request handler with a
-// tight budget fails fast on a Client shared with a patient batch job.
+// retries). Default: [DefaultRetryMax]. Counted: connection errors, bodies
+// cut short, 5xx other than 501, and a 429 or 503 that names no wait. A
+// 429 or 503 that names a wait is a throttle, retried by time within
+// [WithThrottleBudget] and not counted here, unless n is 0: then it is not
+// retried either. Never retried: other 4xx. Given to a call or walk, it
+// holds for that call alone, so a request handler retries less than a
+// batch job on the same Client; it does not bound the wait for a
+// client-wide pause a throttle started (the context does).
+//
+// Given to: NewClient (every call's default), a call, a walk (each request's).
 func WithRetryMax(n int) Option {
 	return func(s *settings) error {
 		switch {
@@ -165,6 +173,8 @@ func WithRetryMax(n int) Option {
 // used-up quota's reset) is waited for in full, by the whole Client, within
 // [WithThrottleBudget]; a Retry-After of 0 counts as no wait. Defaults: [DefaultRetryWaitMin], [DefaultRetryWaitMax]. Zero for both
 // retries at once, which tests use.
+//
+// Given to: NewClient.
 func WithRetryWait(minWait, maxWait time.Duration) Option {
 	return clientOption("WithRetryWait", func(o *options) error {
 		if minWait < 0 || maxWait < minWait {
@@ -176,11 +186,15 @@ func WithRetryWait(minWait, maxWait time.Duration) Option {
 }
 
 // WithAttemptTimeout bounds each attempt, from sending the request to reading
-// the last byte of the body; an attempt that runs over is retried. Default:
+// the last byte of the body; an attempt that runs over is retried, and the
+// call's error, if it is the last one's, matches [ErrAttemptTimeout] (and
+// context.DeadlineExceeded). Default:
 // [DefaultAttemptTimeout]; 0 leaves attempts unbounded (the context still
 // applies). Given to NewClient, it is ignored when the client given to
 // [WithHTTPClient] has a Timeout; given to a call or walk, it holds for that
 // call alone.
+//
+// Given to: NewClient (every call's default), a call, a walk (each request's).
 func WithAttemptTimeout(d time.Duration) Option {
 	return func(s *settings) error {
 		switch {
@@ -204,6 +218,8 @@ func WithAttemptTimeout(d time.Duration) Option {
 // failure at Error (Warn for a 4xx answer, which is the caller's to handle),
 // a call abandoned by its context at Info. Without it the client writes
 // nothing anywhere. No line carries the API key.
+//
+// Given to: NewClient.
 func WithLogger(l *slog.Logger) Option {
 	return clientOption("WithLogger", func(o *options) error {
 		if l == nil {
@@ -216,6 +232,8 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithUserAgent appends suffix to the User-Agent, which is
 // "ugc-go/<Version>" alone by default.
+//
+// Given to: NewClient.
 func WithUserAgent(suffix string) Option {
 	return clientOption("WithUserAgent", func(o *options) error {
 		if strings.ContainsAny(suffix, "\r\n") {
@@ -228,6 +246,8 @@ func WithUserAgent(suffix string) Option {
 
 // WithMaxResponseBytes caps the size of a response body; a larger one is a
 // [*DecodeError]. Default: [DefaultMaxResponseBytes].
+//
+// Given to: NewClient.
 func WithMaxResponseBytes(n int64) Option {
 	return clientOption("WithMaxResponseBytes", func(o *options) error {
 		if n <= 0 {
@@ -245,6 +265,8 @@ func WithMaxResponseBytes(n int64) Option {
 // it; ugctest's Server.Client sets it, so the fake and the client stay
 // exact to the contract. Without it the client is a tolerant reader (see
 // [Page.Deviations]).
+//
+// Given to: NewClient.
 func WithStrictDecoding() Option {
 	return clientOption("WithStrictDecoding", func(o *options) error {
 		o.strict = true
@@ -256,6 +278,8 @@ func WithStrictDecoding() Option {
 // loopback address. The API key then crosses the network in clear text; use
 // it only on a network you trust. Loopback hosts (localhost, 127.0.0.0/8,
 // ::1) are allowed over http:// without it.
+//
+// Given to: NewClient.
 func WithInsecureHTTP() Option {
 	return clientOption("WithInsecureHTTP", func(o *options) error {
 		o.insecureHTTP = true
@@ -266,10 +290,12 @@ func WithInsecureHTTP() Option {
 // WithAttemptObserver calls obs after each attempt of every call made by
 // the Client. It is enough to count attempts, retries and failures by
 // status, or to add an event per attempt to a span started around the call.
-// The SDK does not depend on OpenTelemetry; examples/otel, a module of its
-// own, is a recipe with the OpenTelemetry SDK: a span per call and per
-// walk, an event per attempt and per throttle with the semantic
-// conventions' HTTP client attributes, and a throttle counter.
+// The SDK does not depend on OpenTelemetry; package
+// github.com/ugcposts/ugc-go/otelugc, a module of its own, is an observer
+// that records each attempt as an OpenTelemetry span, with events and
+// metrics (otelugc.Instrument gives it to a Client).
+//
+// Given to: NewClient.
 func WithAttemptObserver(obs AttemptObserver) Option {
 	return clientOption("WithAttemptObserver", func(o *options) error {
 		if obs == nil {
@@ -281,19 +307,25 @@ func WithAttemptObserver(obs AttemptObserver) Option {
 }
 
 // WithHeader adds a header to the requests, such as a request ID or a W3C
-// traceparent. It cannot set the API key header (x-api-key), and values may
-// not contain line breaks. Several WithHeader with one key add several
-// values.
+// traceparent. Several WithHeader with one name, at one level, add several
+// values; given to a call or walk, it replaces the Client's values of that
+// name for that call or walk alone. The headers the client sets itself are
+// an error that names what sets them: the API key header (x-api-key, in
+// any case: NewClient's key), User-Agent ([WithUserAgent]) and Host (the
+// base URL's). Values may not contain line breaks.
+//
+// Given to: NewClient (every request's), a call, a walk (each request's).
 func WithHeader(key, value string) Option {
 	return callOption("WithHeader", false, func(c *callConfig) error {
 		k := http.CanonicalHeaderKey(strings.TrimSpace(key))
 		switch {
 		case k == "":
 			return fmt.Errorf("WithHeader: empty header name")
-		case k == canonicalKeyHeader:
-			return fmt.Errorf("WithHeader: the %s header is the client's own", apiKeyHeader)
 		case strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(value, "\r\n\x00"):
 			return fmt.Errorf("WithHeader: header %q has a line break or an invalid name", k)
+		}
+		if err := reservedHeader(k); err != nil {
+			return err
 		}
 		if c.header == nil {
 			c.header = http.Header{}
@@ -306,6 +338,8 @@ func WithHeader(key, value string) Option {
 // WithResponseInto stores in *into the status, headers and attempt count
 // of the call's successful answer (for a walk: of each page in turn). A
 // failed call leaves it unchanged: its error carries the same facts.
+//
+// Given to: a call, a walk (each page's answer in turn).
 func WithResponseInto(into *ResponseInfo) Option {
 	return callOption("WithResponseInto", true, func(c *callConfig) error {
 		if into == nil {
@@ -341,6 +375,8 @@ const MaxReadAhead = 64
 // changed) has them cancelled, not awaited, and sent again from where the
 // walk stands. Nothing is foreseen while the walk is unsure of its next
 // page, or follows a server's next links as sent.
+//
+// Given to: NewClient (every walk's default), a walk.
 func WithReadAhead(n int) Option {
 	return walkOption("WithReadAhead", false, func(c *iterConfig) error {
 		if n < 0 || n > MaxReadAhead {
@@ -371,6 +407,8 @@ const (
 )
 
 // WithDrift sets the drift policy of walks; the default is [DriftRepair].
+//
+// Given to: NewClient (every walk's default), a walk.
 func WithDrift(p DriftPolicy) Option {
 	return walkOption("WithDrift", false, func(c *iterConfig) error {
 		if p != DriftRepair && p != DriftFail {
@@ -384,13 +422,18 @@ func WithDrift(p DriftPolicy) Option {
 // ResumeFrom starts the walk at a checkpoint saved from an earlier walk
 // ([Page.Checkpoint] or [WalkSummary.Checkpoint]) instead of at the first
 // page. The checkpoint's URL carries every parameter of the original
-// request, so the call's params are not used; it must be for the same
-// endpoint, on the client's origin. The walk starts at the checkpoint's
+// request, so the call's params may be nil; it must be for the same
+// endpoint (and gallery), on the client's origin ([ErrBadNext] otherwise),
+// and params that state a filter, market or include other than the
+// checkpoint's are an error that names the difference (matching
+// [ErrInvalidParams]), before any request. The walk starts at the checkpoint's
 // post and places its first page by it, as it places every page, so the
 // resumed walk neither repeats nor skips a post when posts were added or
 // removed between the two runs; a checkpoint taken after the last page
 // yields only the posts added since. A checkpoint with an After but no URL
 // reads from the first page, passing over the posts up to After.
+//
+// Given to: a walk.
 func ResumeFrom(cp Checkpoint) Option {
 	return walkOption("ResumeFrom", true, func(c *iterConfig) error {
 		c.resume = cp
@@ -408,6 +451,8 @@ func ResumeFrom(cp Checkpoint) Option {
 //	log.Printf("%d posts in %d requests, %d re-anchors", sum.Posts, sum.Requests, sum.Reanchors)
 //
 // s must not be read while the loop runs.
+//
+// Given to: a walk.
 func WithSummary(s *WalkSummary) Option {
 	return walkOption("WithSummary", true, func(c *iterConfig) error {
 		if s == nil {
@@ -425,12 +470,18 @@ type callConfig struct {
 	attemptTimeout *time.Duration
 	header         http.Header
 	response       *ResponseInfo
+	cursor         string // WithCursor: where a single call's page is
 }
 
-// newCallConfig applies the Client's defaults, then opts, in order.
+// newCallConfig applies the Client's defaults, then opts, in order; a
+// header opts set replaces the Client's of that name.
 func (c *Client) newCallConfig(opts []Option) (callConfig, error) {
 	var cfg callConfig
-	for _, list := range [][]Option{c.callDefaults, opts} {
+	for i, list := range [][]Option{c.callDefaults, opts} {
+		var clientHeader http.Header
+		if i == 1 {
+			clientHeader, cfg.header = cfg.header, nil
+		}
 		for _, o := range list {
 			if o == nil {
 				return cfg, fmt.Errorf("%w: nil Option", ErrInvalidParams)
@@ -439,6 +490,7 @@ func (c *Client) newCallConfig(opts []Option) (callConfig, error) {
 				return cfg, fmt.Errorf("%w: %w", ErrInvalidParams, err)
 			}
 		}
+		cfg.header = callHeader(clientHeader, cfg.header)
 	}
 	return cfg, nil
 }
@@ -535,6 +587,8 @@ func applyClientOptions(o *options, opts []Option) error {
 // [WalkSummary.FinalRate]). The adaptive cap also applies below a
 // configured rate. It returns an error for a rate that is not positive
 // and finite or a burst below 1.
+//
+// Given to: NewClient.
 func WithRateLimit(rps float64, burst int) Option {
 	return clientOption("WithRateLimit", func(o *options) error {
 		if !(rps > 0) || rps > 1e9 {
@@ -558,6 +612,8 @@ func WithRateLimit(rps float64, burst int) Option {
 // it too. Default: [DefaultThrottleBudget]; 0 fails at the first throttle
 // that names a wait. With [WithRetryMax] of 0, a
 // throttle is not retried either.
+//
+// Given to: NewClient.
 func WithThrottleBudget(d time.Duration) Option {
 	return clientOption("WithThrottleBudget", func(o *options) error {
 		if d < 0 {
@@ -576,6 +632,8 @@ func WithThrottleBudget(d time.Duration) Option {
 // error (with an error matching [ErrRetryBudgetExhausted] and carrying the
 // last attempt's) instead of multiplying the load by their retries.
 // Default: [DefaultRetryBudget]; 0 turns the budget off.
+//
+// Given to: NewClient.
 func WithRetryBudget(n int) Option {
 	return clientOption("WithRetryBudget", func(o *options) error {
 		if n < 0 {

@@ -15,6 +15,12 @@ import (
 // client's origin, under its base path, for one of the list endpoints; it
 // is refused otherwise (an error matching [ErrBadNext]). Other errors are
 // those of [Client.Posts]. opts change this call only.
+//
+// The URL names its own list, so NextPage is for a job's own state, not
+// for input from elsewhere: a service that hands positions to its callers
+// hands them [Page.Cursor], which shows no host, and takes them back with
+// [WithCursor] on the call for the list it serves, which refuses a cursor
+// for any other list before sending a request.
 func (c *Client) NextPage(ctx context.Context, next string, opts ...Option) (*Page, error) {
 	u, err := c.parseNext(next)
 	return c.call(ctx, u, err, opts)
@@ -159,6 +165,9 @@ func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cf
 		}
 		if !slices.Equal(pathSegments(resumed), pathSegments(u)) {
 			return nil, fmt.Errorf("%w: checkpoint URL is for %s, not %s: %s", ErrBadNext, resumed.Path, u.Path, segmentDiff(pathSegments(u), pathSegments(resumed)))
+		}
+		if err := checkResumeQuery(u, resumed); err != nil {
+			return nil, err
 		}
 		u = resumed
 	}

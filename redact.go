@@ -27,8 +27,9 @@ const redacted = "[redacted]"
 // It runs only on what an error or a log line keeps, never on a successful
 // page.
 type masker struct {
-	re     *regexp.Regexp // one echo, anchored at the start of the text
-	starts string         // the bytes an echo can begin with
+	re        *regexp.Regexp // one echo, anchored at the start of the text
+	starts    string         // the bytes an echo can begin with
+	wordEdges [2]bool        // the key begins, ends, with a character of a word (keytoken.go)
 }
 
 // Format hides the pattern, which spells the key, from every fmt verb.
@@ -50,11 +51,11 @@ func newMasker(key string) *masker {
 	case '+':
 		starts += " "
 	}
-	return &masker{re: regexp.MustCompile(b.String()), starts: starts}
+	return &masker{re: regexp.MustCompile(b.String()), starts: starts, wordEdges: wordEdges(key)}
 }
 
-// find returns where the first echo in s at or after from begins and ends,
-// or -1, -1. The anchored pattern runs only where an echo can begin, and
+// find returns where the first echo in s at or after from that stands as a
+// token (see keytoken.go) begins and ends, or -1, -1. The anchored pattern runs only where an echo can begin, and
 // gives up as soon as the text there departs from every form: on a text
 // without the key, masking costs about a scan for a few bytes (Go's regexp
 // has no DFA, and a search with the unanchored pattern tries all of it at
@@ -66,7 +67,7 @@ func (m *masker) find(s string, from int) (start, end int) {
 			break
 		}
 		i += j
-		if loc := m.re.FindStringIndex(s[i:]); loc != nil && loc[1] > 0 {
+		if loc := m.re.FindStringIndex(s[i:]); loc != nil && loc[1] > 0 && m.standsAlone(s, i, i+loc[1]) {
 			return i, i + loc[1]
 		}
 	}

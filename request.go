@@ -17,6 +17,9 @@ import (
 // building u gave (bad params); either way its error has passed
 // [Client.maskErr].
 func (c *Client) call(ctx context.Context, u *url.URL, err error, opts []Option) (*Page, error) {
+	if err == nil {
+		u, err = c.atCursor(u, opts)
+	}
 	if err != nil {
 		return nil, c.maskErr(err)
 	}
@@ -215,8 +218,9 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	defer c.pace.done()
 	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, errAttemptDeadline)
 		defer cancel()
+		defer func() { err = attemptTimedOut(ctx, timeout, err) }() // before cancel
 	}
 	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)

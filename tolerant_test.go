@@ -331,14 +331,15 @@ func TestPageIteratorsShowDeviations(t *testing.T) {
 // inside a deviating value, at every offset around the point where a
 // Deviation's quote is cut and in its JSON-escaped form, never shows any
 // part of the key: not in Sent, not in the log line, not in a strict
-// client's error.
+// client's error. (The padding is spaces: the key stands as a token, as
+// the masker masks it; see keytoken.go.)
 func TestDeviationNeverQuotesPartOfTheKey(t *testing.T) {
 	t.Parallel()
 	const key = "tolerant/canary+key=0123456789abcdef"
 	escaped := strings.ReplaceAll(key, "/", `\/`)
 	for offset := range 60 {
 		for _, form := range []string{key, escaped} {
-			odd := goodRawPost("p001").with("comment", `{"k":"`+strings.Repeat("x", offset)+form+`"}`).String()
+			odd := goodRawPost("p001").with("comment", `{"k":"`+strings.Repeat(" ", offset)+form+`"}`).String()
 			srv := pagedServer(t, []string{goodRawPost("p000").String(), odd})
 			var logs strings.Builder
 			logger := slog.New(slog.NewTextHandler(&logs, nil))
@@ -358,4 +359,28 @@ func TestDeviationNeverQuotesPartOfTheKey(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStrictModeRefusesAReplacedString: a caption with a lone surrogate is
+// read with U+FFFD and a deviation by a tolerant client, and refused by a
+// strict one, with a DecodeError that names the post and the field.
+func TestStrictModeRefusesAReplacedString(t *testing.T) {
+	t.Parallel()
+	odd := goodRawPost("p001").with("comment", `"sunset \ud83c"`).String()
+	srv := pagedServer(t, []string{goodRawPost("p000").String(), odd})
+	c, err := ugc.NewClient(srv.URL, "tolerant-key", ugc.WithRetryWait(0, 0))
+	require.NoError(t, err)
+	page, err := c.Posts(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "sunset \uFFFD", page.Nodes[1].Comment)
+	require.Len(t, page.Deviations, 1)
+	assert.Contains(t, page.Deviations[0].String(), `nodes[1].comment (post p001): sent "sunset \ud83c", kept U+FFFD in place of a lone surrogate`)
+
+	strict, err := ugc.NewClient(srv.URL, "tolerant-key", ugc.WithRetryWait(0, 0), ugc.WithStrictDecoding())
+	require.NoError(t, err)
+	_, err = strict.Posts(context.Background(), nil)
+	var decErr *ugc.DecodeError
+	require.ErrorAs(t, err, &decErr)
+	assert.Contains(t, err.Error(), "nodes[1].comment (post p001)")
+	assert.Contains(t, err.Error(), "lone surrogate")
 }

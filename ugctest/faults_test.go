@@ -259,7 +259,7 @@ func TestRequestLog(t *testing.T) {
 	get(t, srv, "/v1/galleries/summer/posts")
 	r := srv.Requests()
 	require.Len(t, r, 3)
-	assert.Equal(t, ugctest.Request{Method: "GET", Path: "/api/v1/posts", Query: map[string][]string{"limit": {"2"}, "market": {"de-de"}},
+	assert.Equal(t, ugctest.Request{ID: "ugcfake-1", Method: "GET", Path: "/api/v1/posts", Query: map[string][]string{"limit": {"2"}, "market": {"de-de"}},
 		RawQuery: "limit=2&market=de-de", Header: r[0].Header, KeyValid: true, Status: 200, Arrived: r[0].Arrived, Duration: r[0].Duration}, r[0])
 	assert.False(t, r[0].Arrived.IsZero(), "arrival time")
 	assert.Equal(t, "[redacted]", r[0].Header.Get("X-Api-Key"))

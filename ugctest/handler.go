@@ -30,6 +30,8 @@ type Handler struct {
 	quota     atomic.Pointer[quota] // nil: no quota
 
 	panicHook func() // tests: called while serving, to check recovery
+
+	requestIDs atomic.Uint64 // the answers' request IDs so far
 }
 
 // NewHandler returns a handler serving ds (nil: the [WithDataset] option,
@@ -91,6 +93,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveControl(w, r, route)
 		return
 	}
+	id := h.nextRequestID()
+	w.Header()[requestIDHeader] = []string{id} // a Respond fault's own header replaces it
 	if d := time.Duration(h.latency.Load()); d > 0 {
 		wait(r, d)
 	}
@@ -129,7 +133,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	*bp = resp.body[:0]
 	if h.log.limit != 0 || h.onRequest != nil { // the record costs a parse of the query and a copy of the headers
-		rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery, Header: loggedHeader(r.Header),
+		rec := Request{ID: id, Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery, Header: loggedHeader(r.Header),
 			KeyValid: keyValid, Status: resp.status, Fault: fault.Kind, Rule: ruleName, OverQuota: !quota.allowed, Arrived: start, Duration: time.Since(start)}
 		h.log.add(rec)
 		if h.onRequest != nil {

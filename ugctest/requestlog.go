@@ -10,6 +10,12 @@ import (
 // Request is one request as the handler saw it, for tests to assert on.
 // In JSON (the control API's request log) Duration is in nanoseconds.
 type Request struct {
+	// ID is the request ID the answer carried in its X-Request-Id header
+	// ("ugcfake-1", "ugcfake-2", ... in the order requests arrived), which
+	// ugc's RequestID methods read: a test finds here the request an error
+	// came from. A Respond fault that sets the header sends its own
+	// instead.
+	ID string `json:"id"`
 	// Method is the HTTP method, such as "GET".
 	Method string `json:"method"`
 	// Path is the decoded request path, base path included.

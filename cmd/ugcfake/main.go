@@ -12,9 +12,11 @@
 //	{"url":"http://127.0.0.1:8080","control":"http://127.0.0.1:8080/_ugcfake","apiKey":"KEY",
 //	 "galleries":["summer","videos"],
 //	 "markets":[{"id":"...","shortId":"de-de"},{"id":"...","shortId":"fr-fr"}],
-//	 "labels":[{"id":"...","name":"Featured"}],"counts":{"posts":36,"inbox":5,"galleries":2}}
+//	 "labels":[{"id":"...","name":"Summer"},{"id":"...","name":"Beach"},{"id":"...","name":null}],
+//	 "counts":{"posts":36,"inbox":10,"galleries":2}}
 //
-// url includes the base path and is one a client can connect to (an
+// (with the built-in dataset; its nine labels are cut to three here). url
+// includes the base path and is one a client can connect to (an
 // -addr of :0 gives 127.0.0.1 and the port); every market listed localizes
 // some posts; labels are the available ones, usable in filters; counts
 // are those of the lists. The server accepts connections before this line

@@ -156,7 +156,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 
 // TestCommandBannerAndLogForOtherLanguages: -addr :0 gives a URL a client
 // can connect to; the banner carries the labels a filter needs and the
-// counts of each list; a %0A in a path cannot forge a log line.
+// counts of each list; an answer carries a request ID; a %0A in a path cannot forge a log line.
 func TestCommandBannerAndLogForOtherLanguages(t *testing.T) {
 	t.Parallel()
 	cmd, b, stderr := startCommand(t, "-addr", ":0")
@@ -167,9 +167,11 @@ func TestCommandBannerAndLogForOtherLanguages(t *testing.T) {
 	c, err := ugc.NewClient(b.URL, b.APIKey, ugc.WithRetryMax(0))
 	require.NoError(t, err)
 	label := b.Labels[0].ID
-	page, err := c.Posts(context.Background(), &ugc.PostsParams{Filter: ugc.Filter{ugc.AnyLabel(label)}})
+	var info ugc.ResponseInfo
+	page, err := c.Posts(context.Background(), &ugc.PostsParams{Filter: ugc.Filter{ugc.AnyLabel(label)}}, ugc.WithResponseInto(&info))
 	require.NoError(t, err)
 	assert.Positive(t, page.Count, "the banner's label filters posts")
+	assert.Equal(t, "ugcfake-1", info.RequestID(), "every answer carries a request ID")
 
 	resp, err := http.Get(b.URL + "/v1/galleries/x%0A2026-01-01%20forged%20line/posts")
 	require.NoError(t, err)

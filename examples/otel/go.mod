@@ -5,6 +5,7 @@ go 1.24.0
 require (
 	github.com/stretchr/testify v1.12.1
 	github.com/ugcposts/ugc-go v0.0.0-00010101000000-000000000000
+	github.com/ugcposts/ugc-go/otelugc v0.0.0-00010101000000-000000000000
 	go.opentelemetry.io/otel v1.41.0
 	go.opentelemetry.io/otel/exporters/stdout/stdoutmetric v1.41.0
 	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.41.0
@@ -29,3 +30,5 @@ require (
 )
 
 replace github.com/ugcposts/ugc-go => ../..
+
+replace github.com/ugcposts/ugc-go/otelugc => ../../otelugc

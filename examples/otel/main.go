@@ -1,19 +1,18 @@
-// Command otel is a recipe: OpenTelemetry traces and metrics for ugc-go,
-// with the real OpenTelemetry SDK, while ugc-go itself depends on none of
-// it (this example is a module of its own).
+// Command otel shows OpenTelemetry traces and metrics for ugc-go with the
+// importable package otelugc and the real OpenTelemetry SDK, while ugc-go
+// itself depends on none of it (otelugc and this example are modules of
+// their own).
 //
-// Each call and each walk gets a client span, started around it; the
-// client's attempt observer ([ugc.WithAttemptObserver]) adds an event to
-// that span per attempt and per throttle (a 429 or 503 the client retries),
-// with the HTTP client attributes of the semantic conventions
-// (http.request.method, url.full, server.address, server.port,
-// http.response.status_code, error.type); it records
-// http.client.request.duration per attempt and counts throttles in
-// ugc.client.throttles. Each request carries the span's W3C traceparent.
-// Spans and metrics go to stdout.
+// One option, otelugc.Instrument, given to ugc.NewClient, records each
+// attempt as an HTTP client span (a child of the span in the call's
+// context) with the semantic conventions' attributes, an exception event
+// for a failed attempt and a throttle event for a throttled one, the
+// http.client.request.duration histogram and the ugc.client.throttles
+// counter. otelugc.Propagate sends the caller's traceparent with each
+// request of a call or walk. Spans and metrics go to stdout.
 //
-// It runs against the embedded fake server (package ugctest), which
-// throttles one request of the call and one of the walk:
+// It runs against the embedded fake server (package ugctest), which answers
+// 429 to one request of the call and one of the walk:
 //
 //	cd examples/otel && go run .
 package main
@@ -24,14 +23,17 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
-	"net/url"
 	"os"
 
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/otelugc"
 	"github.com/ugcposts/ugc-go/ugctest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -68,8 +70,9 @@ func run(ctx context.Context, out io.Writer) (err error) {
 	return demo(ctx, tp, mp)
 }
 
-// demo makes a call and a walk against the fake server, each throttled
-// once, traced and measured through tp and mp.
+// demo makes a call and a walk against the fake server, each answered 429
+// once, inside spans of the program's own, traced and measured through tp
+// and mp.
 func demo(ctx context.Context, tp trace.TracerProvider, mp metric.MeterProvider) error {
 	h, err := ugctest.NewHandler(ugctest.Generate(60, 7), apiKey)
 	if err != nil {
@@ -87,38 +90,35 @@ func demo(ctx context.Context, tp trace.TracerProvider, mp metric.MeterProvider)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
-	base, err := url.Parse(srv.URL)
+	// The one line that instruments the Client.
+	telemetry := []otelugc.Option{otelugc.WithTracerProvider(tp), otelugc.WithMeterProvider(mp), otelugc.WithPropagators(propagation.TraceContext{})}
+	client, err := ugc.NewClient(srv.URL, apiKey, otelugc.Instrument(srv.URL, telemetry...))
 	if err != nil {
 		return err
 	}
-	tel, err := NewTelemetry(tp, mp, base)
-	if err != nil {
-		return err
-	}
-	client, err := ugc.NewClient(srv.URL, apiKey, ugc.WithAttemptObserver(tel.Observe))
+	tracer := tp.Tracer("github.com/ugcposts/ugc-go/examples/otel")
+
+	// A request handler's span, and the SDK's attempts under it.
+	callCtx, span := tracer.Start(ctx, "GET /feed")
+	_, err = client.Posts(callCtx, &ugc.PostsParams{Limit: 10}, otelugc.Propagate(callCtx, telemetry...)...)
+	end(span, err)
 	if err != nil {
 		return err
 	}
 
-	// A call: one span, an event per attempt.
-	callCtx, span, traceparent := tel.Start(ctx, "ugc.Posts")
-	_, err = client.Posts(callCtx, &ugc.PostsParams{Limit: 10}, traceparent)
-	tel.End(span, err)
-	if err != nil {
-		return err
-	}
-
-	// A walk: one span for all its pages, an event per attempt of each.
-	walkCtx, span, traceparent := tel.Start(ctx, "ugc.AllPosts")
+	// A job's span around a walk: an attempt span per request of the walk.
+	walkCtx, span := tracer.Start(ctx, "export")
 	var sum ugc.WalkSummary
 	posts := 0
-	for _, err = range client.AllPosts(walkCtx, &ugc.PostsParams{Limit: 10}, ugc.WithSummary(&sum), traceparent) {
+	opts := append([]ugc.Option{ugc.WithSummary(&sum)}, otelugc.Propagate(walkCtx, telemetry...)...)
+	for _, err = range client.AllPosts(walkCtx, &ugc.PostsParams{Limit: 10}, opts...) {
 		if err != nil {
 			break
 		}
 		posts++
 	}
-	tel.EndWalk(span, sum, err)
+	span.SetAttributes(attribute.Int("ugc.walk.posts", sum.Posts), attribute.Int("ugc.walk.requests", sum.Requests))
+	end(span, err)
 	if err != nil {
 		return err
 	}
@@ -126,4 +126,13 @@ func demo(ctx context.Context, tp trace.TracerProvider, mp metric.MeterProvider)
 		return fmt.Errorf("the walk yielded %d posts, not 60", posts)
 	}
 	return nil
+}
+
+// end ends a span of the program's own, with the error if any.
+func end(span trace.Span, err error) {
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
 }
