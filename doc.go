@@ -59,28 +59,28 @@
 // siblings walk it page by page. They yield an error once and stop, and
 // leave nothing running after a break.
 //
-// A walk aims to be complete: every post that is in the list for the whole
-// walk, and keeps its place in the order, is yielded exactly once, or the
-// walk ends with an error that says why, in every mode (README.md says
-// which rare combinations of misbehaving servers still defeat it). Every request is the
-// caller's query (filter, market, include) at a position: a next link gives
-// only the position (a relative link is resolved against the request that
-// returned it); one that leaves the query out is repaired, one that names
-// other values is refused. A null next or an empty page ends the walk; a
-// page shorter than its limit that gives a next link does not, and a count
-// that disagrees with where the list ends is recorded, never a reason to
-// stop. Each request starts at the last post already yielded, the anchor
-// (and asks for one post more, within 25), so that the answer shows
-// whether the list moved since. When the anchor is not there (posts were
-// added or removed before it, or a cache answered with another page), the
-// walk looks for it where the posts it does see say it is, and goes on
-// after it. Nodes that cannot be posts move the walk on like posts. A
-// server that does not answer skip where asked (rounding it to its own
-// pages) is followed by its own next links once two pages show it. A post
-// that moves in the order is detected when the pages show it (a
-// [*DriftError]); a move together with other changes can go unnoticed and
-// cost the moved post, and a checkpoint's own post moved back between two
-// runs brings again the posts it moved over: see [DriftFail].
+// The promise: every post that is in the list for the whole walk and keeps
+// its place in the order comes exactly once, in order, in every mode, while
+// posts are added and removed; or the walk ends with an error that says
+// why; or it names, in [WalkSummary.Outcomes], what it saw that no client
+// can check from outside (a server that ignores skip, a count that measures
+// nothing, pages it could not place by a post it had yielded). A post that
+// moves in the order, and the posts it passes, may be missed or come twice.
+// The decisions are a pure state machine whose documentation states the
+// promise, each named outcome and how a page is read, in one place:
+// https://pkg.go.dev/github.com/ugcposts/ugc-go/internal/walk.
+//
+// Every request is the caller's query (filter, market, include) at a
+// position: a next link gives only the position (a relative link is
+// resolved against the request that returned it); one that leaves the
+// query out is repaired, one that names other values is refused. A null
+// next or an empty page ends the walk; a page shorter than its limit that
+// gives a next link does not, and a count that disagrees with where the
+// list ends is recorded, never a reason to stop. Each request starts at the
+// last post already yielded, the anchor (and asks for one post more, within
+// 25), so that the answer shows whether the list moved since. A walk holds
+// no OS thread of its own, and remembers the posts of its last pages, not
+// of the whole list: its memory is bounded by the pages in flight.
 //
 //   - Prefetch (on by default, [WithReadAhead] 1): the next page is in
 //     flight while the caller handles the current one.
