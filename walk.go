@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"sync/atomic"
 
 	"github.com/ugcposts/ugc-go/internal/walk"
@@ -28,6 +29,9 @@ type walker struct {
 	// machine's steps index; refused is why its next link was refused.
 	taken   answerPage
 	refused error
+	// probeIDs and probeNode are the buffers of a probe's answer.
+	probeIDs  []string
+	probeNode []int
 	// out is the last page yielded: the checkpoint of a loop that breaks
 	// in its middle.
 	out     *Page
@@ -127,16 +131,31 @@ func (w *walker) take(ctx context.Context, req walk.Request, page *Page) walk.St
 // refused, for the walk to end after the page; a query left out is
 // restored).
 func (w *walker) read(ctx context.Context, req walk.Request, page *Page) answerPage {
+	// A probe's answer is read into buffers of its own: the page it probes
+	// for is still the one the machine's steps index.
 	a := answerPage{page: page, seen: walk.Page{Count: page.Count}}
-	n := sentNodes(page)
-	a.seen.IDs = make([]string, n)
-	a.node = make([]int, n)
-	sent := sentIndexes(page)
-	for i := range a.node {
-		a.node[i] = -1
+	ids, node := w.taken.seen.IDs, w.taken.node
+	if req.Purpose == walk.Probe {
+		ids, node = w.probeIDs, w.probeNode
 	}
-	for i, p := range page.Nodes {
-		a.seen.IDs[sent(i)], a.node[sent(i)] = p.ID, i
+	n := sentNodes(page)
+	a.seen.IDs, a.node = slices.Grow(ids[:0], n)[:n], slices.Grow(node[:0], n)[:n]
+	if req.Purpose == walk.Probe {
+		w.probeIDs, w.probeNode = a.seen.IDs, a.node
+	}
+	if n == len(page.Nodes) {
+		for i, p := range page.Nodes {
+			a.seen.IDs[i], a.node[i] = p.ID, i
+		}
+	} else {
+		clear(a.seen.IDs)
+		for i := range a.node {
+			a.node[i] = -1
+		}
+		sent := sentIndexes(page)
+		for i, p := range page.Nodes {
+			a.seen.IDs[sent(i)], a.node[sent(i)] = p.ID, i
+		}
 	}
 	u := w.url(req)
 	next, err := w.c.resolveNext(u, page.Next)
@@ -163,15 +182,15 @@ func (w *walker) read(ctx context.Context, req walk.Request, page *Page) answerP
 // the caller wants more.
 func (w *walker) yieldPage(step walk.Step, devs []Deviation, yield func(*Page, error) bool) bool {
 	a := w.taken
-	from := len(a.page.Nodes)
-	nodes := make([]Post, 0, len(step.Yield))
-	for _, i := range step.Yield {
-		nodes = append(nodes, a.page.Nodes[a.node[i]])
-	}
-	if len(step.Yield) > 0 {
-		from = a.node[step.Yield[0]]
-		if last := a.node[step.Yield[len(step.Yield)-1]]; last-from+1 == len(step.Yield) {
-			nodes = a.page.Nodes[from : last+1] // a run as sent: no copy
+	var nodes []Post
+	if n := len(step.Yield); n > 0 {
+		if from, last := a.node[step.Yield[0]], a.node[step.Yield[n-1]]; last-from+1 == n {
+			nodes = a.page.Nodes[from : last+1] // a run of the page's posts: no copy
+		} else {
+			nodes = make([]Post, 0, n) // repeats left out between them
+			for _, i := range step.Yield {
+				nodes = append(nodes, a.page.Nodes[a.node[i]])
+			}
 		}
 	}
 	out := &Page{Count: a.page.Count, Nodes: nodes, Deviations: devs}

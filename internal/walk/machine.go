@@ -220,6 +220,27 @@ func (m *Machine) located(req Request, page *Page, p placement, first bool) {
 	m.commit(req, page, p, first, skip, next, refused)
 }
 
+// checkNext reads the next link of a placed page: what it forgave (a short
+// page, a skip that does not match the posts) is an event, and a link the
+// shell refused ends the walk after the page.
+func (m *Machine) checkNext(req Request, page *Page) (next Next, refused bool) {
+	if page.Next.Refused {
+		return Next{}, true
+	}
+	next = page.Next
+	if !next.Present {
+		return next, false
+	}
+	if len(page.IDs) < req.Limit {
+		m.event(pageEvent(EventShortPage, req, page, ""))
+	}
+	if end := req.Skip + len(page.IDs); next.Skip != end && !m.cur.byID {
+		m.event(pageEvent(EventNextCorrected, req, page,
+			fmt.Sprintf("ugc: next link skips to %d, but the posts received end at %d; reading from there", next.Skip, end)))
+	}
+	return next, false
+}
+
 // commit takes a placed page that begins at skip in the list: it yields
 // its new posts and judges whether the list goes on.
 func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip int, next Next, refused bool) {

@@ -190,6 +190,13 @@ func (c *modelCase) pageCapOr(d int) int {
 // there until the end: a walk of it owes every post from the caller's skip.
 func (c *modelCase) benign() bool { return len(c.mutations) == 0 && !c.earlyNull }
 
+// wellBehaved reports whether the server follows the contract (skip
+// honoured, a true count, every post once) on a list that does not change:
+// any error or outcome of a walk of it is needless.
+func (c *modelCase) wellBehaved() bool {
+	return c.benign() && c.skip == skipHonoured && c.count == countTrue && c.dupAt == 0
+}
+
 func (c *modelCase) String() string {
 	var b strings.Builder
 	posts, odd := 0, 0

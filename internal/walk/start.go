@@ -1,28 +1,5 @@
 package walk
 
-import "fmt"
-
-// checkNext reads the next link of a placed page: what it forgave (a short
-// page, a skip that does not match the posts) is an event, and a link the
-// shell refused ends the walk after the page.
-func (m *Machine) checkNext(req Request, page *Page) (next Next, refused bool) {
-	if page.Next.Refused {
-		return Next{}, true
-	}
-	next = page.Next
-	if !next.Present {
-		return next, false
-	}
-	if len(page.IDs) < req.Limit {
-		m.event(pageEvent(EventShortPage, req, page, ""))
-	}
-	if end := req.Skip + len(page.IDs); next.Skip != end && !m.cur.byID {
-		m.event(pageEvent(EventNextCorrected, req, page,
-			fmt.Sprintf("ugc: next link skips to %d, but the posts received end at %d; reading from there", next.Skip, end)))
-	}
-	return next, false
-}
-
 // pageStart is where a placed page begins in the list, and false when
 // that must be asked (see [Machine.probe]): where it was asked, unless the
 // walk follows next links as sent (the link after it, or on the last page
