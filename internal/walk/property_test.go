@@ -286,7 +286,7 @@ func checkWalk(c *modelCase, mode walkMode, w walkRun, s *modelSession) []failur
 	case len(missing) == 0:
 	case middle && (!unverified || excused&(CountUnreliable|UnverifiedNodes|CountFell|FirstPageUnchecked) == 0):
 		fail("silent-gap", "the walk ended complete, %d posts that stayed in place missing, some before posts it yielded: %s", len(missing), few(missing))
-	case !middle && excused&(CountUnreliable|CountFell|FirstPageUnchecked) == 0:
+	case !middle && excused&(CountUnreliable|CountFell|FirstPageUnchecked|UnverifiedNodes) == 0:
 		fail("silent-short", "the walk ended complete, its last %d posts that stayed in place missing: %s", len(missing), few(missing))
 	}
 	if len(s.lost) > 0 && excused&(CountUnreliable|PostSentTwice|UnverifiedPages|FirstPageUnchecked) == 0 && c.dupAt >= c.startSkip {
