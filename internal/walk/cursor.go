@@ -59,7 +59,7 @@ func (c *cursor) gradeCount(page *Page) {
 	switch {
 	case page.Count <= 0 && len(page.IDs) > 0 || page.Next.Present && page.Count == len(page.IDs):
 		c.trust = countNone
-	case c.pos > page.Count:
+	case c.pos > page.Count && len(page.IDs) > 0: // an empty page from past the end reads nothing past it
 		c.trust = max(c.trust, countShort)
 	}
 }
