@@ -119,6 +119,8 @@ type Machine struct {
 	// server's null next is then no proof that the list ends.
 	stale, readOn int
 	readPastEnd   bool
+	// endAt is where the last end read on from stood.
+	endAt int
 	// posts counts the posts yielded, dropped the nodes passed over that
 	// could not be posts; furthest is the furthest position read.
 	posts, dropped, furthest int
@@ -353,9 +355,15 @@ func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bo
 		m.stale, m.readOn = 0, 0
 	}
 	ends := len(page.IDs) == 0 || !next.Present
+	// An end short of one read before (a page read again further back)
+	// is no new end: it is read on from without counting.
+	again := c.pos < m.endAt
 	switch {
-	case ends && len(page.IDs) > 0 && c.pos < page.Count && !c.byID && m.readOn < 2:
-		m.readOn++
+	case ends && len(page.IDs) > 0 && c.pos < page.Count && !c.byID && (m.readOn < 2 || again):
+		if !again {
+			m.readOn++
+			m.endAt = c.pos
+		}
 		m.readPastEnd = true
 		m.plan.readOn(page) // from where the posts ended, not again at the anchor
 		m.event(pageEvent(EventNextCorrected, req, page, "ugc: a page ended the list before its count; reading on"))

@@ -102,9 +102,11 @@ const (
 	UnverifiedPages Outcomes = 1 << iota
 	// FollowedNext: the server does not answer skip where asked; the walk
 	// followed its next links as sent and placed pages by the posts they
-	// held. A count that changes then ends the walk ([EndDrift]); posts
-	// the server skipped are missing without a sign unless the count
-	// tells, which ends the walk in [EndIncomplete].
+	// held. A count that changes then ends the walk ([EndDrift]). Posts
+	// its links skipped (a list that changed behind them while the count
+	// stood still, as a removal and an addition together leave it) are
+	// missing with no sign, and so is a post sent twice in place of
+	// another that its links carried onto two pages.
 	FollowedNext
 	// CountUnreliable: a page's count measured nothing (0 or -1 under
 	// posts, or the page's own length under a next link), or fell short

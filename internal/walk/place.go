@@ -324,7 +324,12 @@ func (m *Machine) byLatest(req Request, page *Page, latest, gap int, known, same
 		return placement{moved: true}
 	}
 	behind := c.addedBehind(latest-(c.anchorAt-req.Skip-gap), page.Count, known)
-	return placement{placed: true, from: latest + 1, moved: true, suspect: sameCount || known && c.countLied(), behind: behind}
+	// The anchor and the posts yielded after this one were removed: the
+	// count fell, unless posts were added as well. A page from elsewhere
+	// (a server that ignored skip) looks the same with a count that did
+	// not fall: it is read again first.
+	suspect := sameCount || known && (c.countLied() || page.Count > c.placed)
+	return placement{placed: true, from: latest + 1, moved: true, suspect: suspect, behind: behind}
 }
 
 // postsAfter counts the posts of a page after index i.
