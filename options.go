@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
 // Defaults of the options, documented on each option.
@@ -16,7 +18,7 @@ const (
 	DefaultRetryWaitMax     = 20 * time.Second
 	DefaultAttemptTimeout   = 30 * time.Second
 	DefaultMaxResponseBytes = 8 << 20
-	// DefaultThrottleBudget bounds the time one request spends throttled
+	// DefaultThrottleBudget bounds the time a call waits for the quota
 	// (see [WithThrottleBudget]).
 	DefaultThrottleBudget = 5 * time.Minute
 	// DefaultRetryBudget is the client-wide budget of retries (see
@@ -113,6 +115,7 @@ type options struct {
 	rateBurst      int
 	throttleBudget time.Duration
 	retryBudget    int
+	clock          pace.Clock // the pacing's; ugctest gives its clients one of its own
 	// callDefaults and walkDefaults are the options given to NewClient
 	// that configure every call, or every walk.
 	callDefaults, walkDefaults []Option
@@ -425,6 +428,7 @@ func WithSummary(s *WalkSummary) Option {
 type callConfig struct {
 	retryMax       *int
 	attemptTimeout *time.Duration
+	throttleBudget *time.Duration
 	header         http.Header
 	response       *ResponseInfo
 }
@@ -550,24 +554,40 @@ func WithRateLimit(rps float64, burst int) Option {
 	})
 }
 
-// WithThrottleBudget bounds the time one request may spend throttled. A
-// 429 or 503 whose answer names a wait (Retry-After, or a used-up quota's
-// reset) pauses the whole Client until then, and is retried after it
-// without using up the attempts of [WithRetryMax], which are for 5xx and
-// connection errors; once waiting for the server would take the request
-// past d from its first throttle, it fails with a [*ThrottleError]
-// (matching [ErrRateLimited]) at once, without waiting. The context bounds
-// it too. Default: [DefaultThrottleBudget]; 0 fails at the first throttle
-// that names a wait. With [WithRetryMax] of 0, a
-// throttle is not retried either.
+// WithThrottleBudget bounds the time a call may wait for the quota: for
+// its turn in the Client's pacing (a client-wide pause a server named, the
+// rate of [WithRateLimit] or the rate the Client learned) and for the
+// waits its own throttles name. A 429, or a 503 that names a wait, is
+// retried after that wait without using up [WithRetryMax], which is for
+// 5xx and connection errors, as long as the wait fits in what is left of
+// the budget and ends before the context's deadline. A wait that would
+// not fit is not begun: the call ends at once with a [*ThrottleError]
+// (matching [ErrRateLimited]) that says how long the wait would have been,
+// observed by [WithAttemptObserver] and logged by [WithLogger] as the
+// attempt that was not sent. So a request handler with a one-second
+// deadline, on a Client that another call's Retry-After of a minute has
+// paused, fails in microseconds with the wait to pass on, not after a
+// silent second with a bare context error.
+//
+// Given to NewClient it is every call's default; given to a call or walk
+// it holds for that call, or for each request of the walk, alone: a
+// handler and a patient batch job share one Client, each with its own
+// bound. Default: [DefaultThrottleBudget]; 0 fails at the first wait for
+// the quota. With [WithRetryMax] of 0, a throttle is not retried either.
 func WithThrottleBudget(d time.Duration) Option {
-	return clientOption("WithThrottleBudget", func(o *options) error {
-		if d < 0 {
+	return func(s *settings) error {
+		switch {
+		case d < 0:
 			return fmt.Errorf("WithThrottleBudget: negative duration %v", d)
+		case s.call != nil:
+			s.call.throttleBudget = &d
+		case s.walk != nil:
+			return errEachRequest
+		default:
+			s.client.throttleBudget = d
 		}
-		o.throttleBudget = d
 		return nil
-	})
+	}
 }
 
 // WithRetryBudget sets the client-wide budget of retries for failures that

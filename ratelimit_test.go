@@ -154,9 +154,10 @@ func TestThrottleDoesNotUseUpRetryMax(t *testing.T) {
 }
 
 // TestThrottleBudgetEndsWithErrRateLimited: a server that throttles
-// forever ends the request once the throttle budget is spent, whatever
-// WithRetryMax says, with an error that matches ErrRateLimited and holds
-// the last 429.
+// forever ends the call once its next wait for the quota would pass the
+// throttle budget, whatever WithRetryMax says, with an error that matches
+// ErrRateLimited, holds the last 429, and says how long the next wait
+// would have been.
 func TestThrottleBudgetEndsWithErrRateLimited(t *testing.T) {
 	t.Parallel()
 	srv := newThrottleServer(t, func(_ int64, w http.ResponseWriter) { throttle(w, 20*time.Millisecond) })
@@ -170,12 +171,12 @@ func TestThrottleBudgetEndsWithErrRateLimited(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
 	assert.Same(t, te.Err, apiErr)
-	assert.Greater(t, apiErr.Attempts, 2, "more attempts than WithRetryMax allows ordinary failures")
 	assert.Len(t, srv.requests(), apiErr.Attempts)
-	// Each retry waits 20ms first: however slow the machine, no more
+	// Each retry waits 20 ms at least: however slow the machine, no more
 	// retries than the budget holds waits (a bound on time would be a
 	// timed test).
 	assert.LessOrEqual(t, apiErr.Attempts, 1+150/20, "no retry once the waits would pass the budget")
+	assert.LessOrEqual(t, te.Waited, 150*time.Millisecond, "it never waited past the budget")
 	assert.Greater(t, te.Waited+te.Wait, 150*time.Millisecond, "it ends when the next wait would pass the budget")
 	assert.Contains(t, err.Error(), "throttle budget of 150ms spent")
 }
@@ -253,18 +254,28 @@ func TestRetryBudgetRefillsOnSuccess(t *testing.T) {
 	}
 }
 
-func TestRateLimitWaitEndsWithTheContext(t *testing.T) {
+// TestRateLimitWaitBeyondTheDeadlineFailsAtOnce: a call whose turn under
+// the configured rate would come after its context's deadline is not sent
+// and does not wait: it fails at once with a *ThrottleError that says how
+// long its turn would have taken.
+func TestRateLimitWaitBeyondTheDeadlineFailsAtOnce(t *testing.T) {
 	t.Parallel()
 	srv := newThrottleServer(t, func(_ int64, w http.ResponseWriter) { ok(w) })
 	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRateLimit(0.001, 1))
 	require.NoError(t, err)
 	_, err = c.Posts(context.Background(), nil)
 	require.NoError(t, err, "the burst allows the first")
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, err = c.Posts(ctx, nil)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Len(t, srv.requests(), 1, "the second waited for its turn and was never sent")
+	require.ErrorIs(t, err, ugc.ErrRateLimited)
+	var te *ugc.ThrottleError
+	require.ErrorAs(t, err, &te)
+	assert.Greater(t, te.Wait, 16*time.Minute, "a turn 1,000 s (and the headroom) after the first")
+	assert.Nil(t, te.Err, "nothing was sent")
+	assert.NoError(t, ctx.Err(), "it did not wait for the deadline")
+	assert.Len(t, srv.requests(), 1, "the second was never sent")
+	assert.Contains(t, err.Error(), "after the context's deadline")
 }
 
 func TestRateLimitOptionsRefuseBadValues(t *testing.T) {

@@ -52,7 +52,7 @@ func (v *Virtual) After(d time.Duration) (<-chan time.Time, func() bool) {
 	end := v.Now().Add(d)
 	for {
 		cur := v.offset.Load()
-		ahead := int64(end.Sub(time.Now()))
+		ahead := int64(time.Until(end))
 		if ahead <= cur || v.offset.CompareAndSwap(cur, ahead) {
 			break
 		}

@@ -2,7 +2,6 @@ package pace
 
 import (
 	"math"
-	"slices"
 	"time"
 )
 
@@ -377,21 +376,6 @@ func bucketSizes(most float64) []float64 {
 		out = append(out, b)
 	}
 	return out
-}
-
-// median returns the middle of the candidates' estimates (the middle of
-// each one's bounds): the sizes of bucket that the phases rule out least
-// weigh most.
-func median(cs []candidate) float64 {
-	mids := make([]float64, len(cs))
-	for k, c := range cs {
-		mids[k] = mid(c.lo, c.hi)
-	}
-	slices.Sort(mids)
-	if n := len(mids); n%2 == 0 {
-		return (mids[n/2-1] + mids[n/2]) / 2
-	}
-	return mids[len(mids)/2]
 }
 
 // mid is the estimate between the bounds lo and hi: nearer lo, as

@@ -162,8 +162,10 @@ func readRetryAfter(h http.Header, now time.Time, rl *Limit) bool {
 
 // ParseRetryAfter reads a Retry-After value, delay seconds or an HTTP date
 // (any of the three forms net/http reads), as a wait from now of at most
-// [MaxNamedWait]; a date in the past is a wait of 0. ok is false for a
-// value that is neither.
+// [MaxNamedWait]. A date names an instant to the second, and reaches the
+// client after its time in transit: one less than a second ahead, or
+// already past, is read as a wait of one second (0 seconds, though, is 0:
+// retry now). ok is false for a value that is neither.
 func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -176,7 +178,7 @@ func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 		return time.Duration(min(secs, int64(MaxNamedWait/time.Second))) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return bounded(t.Sub(now)), true
+		return bounded(max(t.Sub(now), time.Second)), true
 	}
 	return 0, false
 }

@@ -128,15 +128,13 @@ type Effect struct {
 func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	var e Effect
 	ok := a.Status >= 200 && a.Status <= 299
-	// A 429 is the server's quota refusing the request, whatever wait it
-	// names: the learner learns from it. A 503 is a refusal only when it
-	// names a wait (else it is an outage, not a quota).
-	refusal := a.Status == http.StatusTooManyRequests
 	if a.Status == http.StatusTooManyRequests || a.Status == http.StatusServiceUnavailable {
 		p.throttles.Add(1)
 		e.Wait = a.Limit.NamedWait()
-		e.Throttled = e.Wait > 0 // one that names no wait is retried as an ordinary failure
-		refusal = refusal || e.Throttled
+		// One that names no wait (none, 0, a date passed) is retried as
+		// an ordinary failure, with backoff, and teaches nothing: a quota
+		// names when its next token comes.
+		e.Throttled = e.Wait > 0
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -145,7 +143,7 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	case ok:
 		p.learner.answered(t.id, now, accepted)
 		p.learner.success(t.id)
-	case refusal:
+	case e.Throttled:
 		p.learner.answered(t.id, now, refused)
 	default:
 		p.learner.answered(t.id, now, lost)
@@ -155,9 +153,9 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	}
 	if e.Throttled {
 		e.Pause = p.pause(now, e.Wait)
-	}
-	if refusal && p.announced == 0 && p.learner.throttled(t.id, t.Sent, later(now, p.pauseUntil), e.Wait) {
-		p.active.Store(true)
+		if p.announced == 0 && p.learner.throttled(t.id, t.Sent, p.pauseUntil, e.Wait) {
+			p.active.Store(true)
+		}
 	}
 	if !e.Throttled && a.Found && a.Limit.Remaining == 0 && a.Limit.Reset > 0 {
 		e.Pause = p.pause(now, a.Limit.Reset) // the quota is used up: wait for it, not for a 429

@@ -132,7 +132,12 @@ const (
 	evWake   = iota // the line's head may go
 	evArrive        // a request reaches the server
 	evAnswer        // its answer reaches the client
+	evRetry         // a worker's backoff ends
 )
+
+// retryBackoff is the wait before the retry of a 429 that names no wait:
+// the client's least backoff.
+const retryBackoff = 500 * time.Millisecond
 
 // simEvent is one event; it holds no pointer, so that the queue costs
 // the garbage collector nothing.
@@ -277,7 +282,16 @@ func (c simCase) run() simResult {
 					pauseEnds = e.at + a.Limit.NamedWait()
 				}
 			}
-			p.Answered(now, Ticket{Sent: simEpoch.Add(e.sent), id: e.id}, a)
+			eff := p.Answered(now, Ticket{Sent: simEpoch.Add(e.sent), id: e.id}, a)
+			if !e.ok && !eff.Throttled {
+				// a 429 that names no wait is retried after the client's
+				// backoff (WithRetryWait's minimum)
+				push(simEvent{at: e.at + retryBackoff, kind: evRetry, worker: e.worker})
+				continue
+			}
+			line = append(line, e.worker)
+			wake(e.at)
+		case evRetry:
 			line = append(line, e.worker)
 			wake(e.at)
 		}
