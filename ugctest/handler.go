@@ -59,7 +59,7 @@ func NewHandler(ds *Dataset, apiKey string, opts ...Option) (*Handler, error) {
 	}
 	h := &Handler{key: []byte(apiKey), basePath: c.basePath, onRequest: c.onRequest, data: st, control: c.control}
 	if q := c.quota; q != nil {
-		if err := h.SetQuota(q.RPS, q.Burst); err != nil {
+		if err := h.SetQuotaConfig(*q); err != nil {
 			return nil, fmt.Errorf("ugctest: NewHandler: %w: %w", errQuotaOption, err)
 		}
 	}
