@@ -30,7 +30,7 @@ type learner struct {
 	est, lo, hi float64
 	candidates  []candidate
 	// ramping: no estimate yet; the rate is 2^ramp requests a second, and
-	// doubles every rampTime of requests sent (at least one success).
+	// doubles every rampTime of requests sent (at least every success).
 	ramping bool
 	ramp    float64
 	// succeeded counts the successes since the curve started (at the last
@@ -86,7 +86,7 @@ const histLen = 4096
 const (
 	// settleBelow is how far under the learned rate the client settles
 	// after a throttle (the CUBIC curve's starting point).
-	settleBelow = 0.05
+	settleBelow = 0.03
 	// plateauTime is the flat part of the curve, in seconds of requests
 	// at the learned rate: with a stable quota, at most one throttle in
 	// so long; plateauPauses makes it at least that many named waits long,
@@ -102,6 +102,9 @@ const (
 	// confirmed the quota: a quota that grew is found within four
 	// plateaus at most.
 	maxConfirmed = 2
+	// maxPlateau bounds the lengthening of a plateau by confirmations,
+	// in seconds (a quota that grew is found within about as long).
+	maxPlateau = 120.0
 	// estimateAt is where between the bounds on q the estimate lies.
 	estimateAt = 0.3
 	// probeSpeed: past the plateau the curve climbs as it would were its
@@ -117,10 +120,7 @@ const (
 	// whole plateau there without a throttle doubles what is learned.
 	probeCeiling = 2.0
 	// rampTime: while no estimate exists, the rate doubles with each
-	// rampTime of requests sent at it (or the time the first phase's
-	// accepted requests take at it, if longer: the rate then crosses the
-	// quota slowly enough to tell it from the bucket's size), and at
-	// least with each success.
+	// rampTime of requests sent at it, and at least with each success.
 	rampTime = 0.1
 	// maxBurst is the largest bucket the learner considers, and
 	// minBurstRange the largest it always considers (a first phase that
@@ -195,7 +195,7 @@ func (l *learner) success(i uint64) {
 		l.succeeded = l.plateau
 	}
 	if l.ramping {
-		l.ramp += 1 / max(1, math.Exp2(l.ramp)*max(rampTime, l.firstAccepted/math.Exp2(l.ramp)))
+		l.ramp += 1 / max(1, math.Exp2(l.ramp)*rampTime)
 	}
 }
 
@@ -344,7 +344,7 @@ func (l *learner) learn(i uint64) {
 		// named wait is for a quota learned well
 		flat = max(flat*looseBounds/width, plateauTime)
 	}
-	l.plateau = l.est * flat * math.Exp2(float64(l.confirmed))
+	l.plateau = l.est * max(flat, min(flat*math.Exp2(float64(l.confirmed)), maxPlateau))
 }
 
 // phaseBounds returns, for each size b the server's bucket may have (from
