@@ -103,7 +103,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in := h.incoming(r, keyValid)
 		fault, ruleName = h.rules.decide(&in)
 	}
-	if fault.Kind == FaultStall {
+	var stalled time.Duration // a kit request's stall, answered at once
+	switch {
+	case fault.Kind == FaultStall && kitStall(r):
+		stalled = fault.Stall
+	case fault.Kind == FaultStall:
 		wait(r, fault.Stall)
 	}
 	var (
@@ -138,6 +142,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if q != nil {
 		q.setHeaders(w.Header(), quota)
+	}
+	if stalled > 0 {
+		w.Header()[stalledHeader] = []string{stalled.String()}
 	}
 	write(w, resp, fault)
 }
