@@ -116,6 +116,9 @@ type options struct {
 	throttleBudget time.Duration
 	retryBudget    int
 	clock          pace.Clock // the pacing's; ugctest gives its clients one of its own
+	// wrapTransport, from ugctest's clients only, wraps each attempt's
+	// transport (see internal/testkit).
+	wrapTransport func(http.RoundTripper) http.RoundTripper
 	// callDefaults and walkDefaults are the options given to NewClient
 	// that configure every call, or every walk.
 	callDefaults, walkDefaults []Option
@@ -142,10 +145,14 @@ func WithHTTPClient(hc *http.Client) Option {
 }
 
 // WithRetryMax sets how many times a failed attempt is retried (0 disables
-// retries). Default: [DefaultRetryMax]. Retried: connection errors, bodies
-// cut short, 429 and 5xx other than 501. Never retried: other 4xx. Given to
-// a call or walk, it holds for that call alone: a request handler with a
-// tight budget fails fast on a Client shared with a patient batch job.
+// retries, throttles' included). Default: [DefaultRetryMax]. Retried:
+// connection errors, bodies cut short, 5xx other than 501, and a 429 that
+// names no wait. Never retried: other 4xx. A throttle that names a wait (a
+// 429, or a 503 with Retry-After) is retried after that wait without
+// counting here: [WithThrottleBudget] and the context's deadline bound it,
+// by time, so that a batch job behind a quota is not failed by a run of
+// throttles while a handler fails at once. Given to a call or walk, it
+// holds for that call alone.
 func WithRetryMax(n int) Option {
 	return func(s *settings) error {
 		switch {
@@ -528,19 +535,25 @@ func applyClientOptions(o *options, opts []Option) error {
 
 // WithRateLimit paces every call and walk of the Client together to at
 // most rps requests a second, with bursts of up to burst requests, by a
-// token bucket (golang.org/x/time/rate). An attempt waits for its turn
-// before it is sent; the wait ends early with the context, and is counted
-// in [AttemptInfo.QuotaWait] and [WalkSummary.QuotaWait]. Set it to the
-// API key's quota and a walk runs at the quota's full speed without a
-// single 429.
+// token bucket kept 3 % under rps and one request under burst: a client
+// whose bucket ran exactly at the server's would run ahead of it whenever
+// a request spent less time in transit than the one before, and each such
+// request would be refused. Requests wait for their turn in the order
+// they came; the wait ends early with the context, counts against the
+// call's [WithThrottleBudget] (a turn later than the call may wait is
+// refused at once with a [*ThrottleError]), and is counted in
+// [AttemptInfo.QuotaWait] and [WalkSummary.QuotaWait]. Set to the API
+// key's quota, a walk runs within 5 % of the quota's speed without a 429
+// (BENCHMARKS.md).
 //
 // Without it the client is adaptive: it sends as fast as it is asked to
 // until a server throttles it (a 429, or a 503 naming a wait) or tells it
-// its quota (the RateLimit-Policy header), then caps its own rate and its
-// requests in flight, and raises them again while answers succeed (see
-// [WalkSummary.FinalRate]). The adaptive cap also applies below a
-// configured rate. It returns an error for a rate that is not positive
-// and finite or a burst below 1.
+// its quota (the RateLimit-Policy header), then paces itself: under the
+// policy's rate, or under the rate it learns from which of its requests
+// the server accepted (see the package documentation, "Rate limits"), and
+// probes upward while answers succeed (see [WalkSummary.FinalRate]). The
+// adaptive rate also applies below a configured one. It returns an error
+// for a rate that is not positive and finite or a burst below 1.
 func WithRateLimit(rps float64, burst int) Option {
 	return clientOption("WithRateLimit", func(o *options) error {
 		if !(rps > 0) || rps > 1e9 {

@@ -38,9 +38,10 @@ var quotaModes = []struct {
 
 // BenchmarkQuotaWalk walks 2,000 or 20,000 posts (limit 25) against the
 // fake behind a quota of 20, 50 or 200 requests a second, in bursts of 1,
-// 5 or 10, that says nothing but Retry-After (whole seconds), in each
-// mode, with the default options (default) and with WithRateLimit set to
-// the quota (rate-set). A new server and Client per walk: every bucket
+// 5 or 10, that says nothing but Retry-After in whole seconds
+// (server=retry-after-only) or tells its state in rate-limit headers
+// (server=headers, the fake's default), in each mode, with the default
+// options (default) and with WithRateLimit set to the quota (rate-set). A new server and Client per walk: every bucket
 // starts full, and the client knows nothing. It reports the time over
 // requests ÷ quota (x-ideal: the requests include the refused ones, and
 // the first burst rides free, so a perfect client is a little under 1),
@@ -52,12 +53,15 @@ func BenchmarkQuotaWalk(b *testing.B) {
 		ds := ugctest.Generate(posts, 18)
 		for _, rps := range []float64{20, 50, 200} {
 			for _, burst := range []int{1, 5, 10} {
-				for _, options := range []string{"default", "rate-set"} {
-					for _, mode := range quotaModes {
-						name := fmt.Sprintf("posts=%d/quota=%v/burst=%d/%s/%s", posts, rps, burst, options, mode.name)
-						b.Run(name, func(b *testing.B) {
-							benchQuotaWalk(b, ds, posts, rps, burst, options == "rate-set", mode.opts, mode.walks)
-						})
+				for _, server := range []string{"retry-after-only", "headers"} {
+					for _, options := range []string{"default", "rate-set"} {
+						for _, mode := range quotaModes {
+							name := fmt.Sprintf("posts=%d/quota=%v/burst=%d/server=%s/%s/%s", posts, rps, burst, server, options, mode.name)
+							q := ugctest.QuotaConfig{RPS: rps, Burst: burst, RetryAfterOnly: server == "retry-after-only"}
+							b.Run(name, func(b *testing.B) {
+								benchQuotaWalk(b, ds, posts, q, options == "rate-set", mode.opts, mode.walks)
+							})
+						}
 					}
 				}
 			}
@@ -65,14 +69,14 @@ func BenchmarkQuotaWalk(b *testing.B) {
 	}
 }
 
-func benchQuotaWalk(b *testing.B, ds *ugctest.Dataset, posts int, rps float64, burst int, rateSet bool, opts []ugc.Option, walks int) {
+func benchQuotaWalk(b *testing.B, ds *ugctest.Dataset, posts int, q ugctest.QuotaConfig, rateSet bool, opts []ugc.Option, walks int) {
+	rps := q.RPS
 	var (
 		elapsed                   time.Duration
 		requests, refused, failed int
 		finalOverQuota            float64
 	)
 	for b.Loop() {
-		q := ugctest.QuotaConfig{RPS: rps, Burst: burst, RetryAfterOnly: true}
 		h, err := ugctest.NewHandler(ds, "bench-key", ugctest.WithQuotaConfig(q), ugctest.WithRequestLogLimit(-1))
 		if err != nil {
 			b.Fatal(err)
@@ -80,7 +84,7 @@ func benchQuotaWalk(b *testing.B, ds *ugctest.Dataset, posts int, rps float64, b
 		srv := httptest.NewServer(h)
 		clientOpts := []ugc.Option{ugc.WithStrictDecoding()}
 		if rateSet {
-			clientOpts = append(clientOpts, ugc.WithRateLimit(rps, burst))
+			clientOpts = append(clientOpts, ugc.WithRateLimit(rps, q.Burst))
 		}
 		c, err := ugc.NewClient(srv.URL, "bench-key", clientOpts...)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -415,4 +416,116 @@ func TestWalkSummaryCountsItsThrottles(t *testing.T) {
 	}
 	assert.LessOrEqual(t, second.Throttles, second.Requests, "a walk counts its own throttles, not the first walk's")
 	assert.LessOrEqual(t, second.Pauses, second.Requests, "and its own pauses")
+}
+
+// retryAfter60 answers every request 429 with Retry-After: 60.
+func retryAfter60(_ int64, w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "60")
+	w.WriteHeader(http.StatusTooManyRequests)
+	fmt.Fprint(w, `"Too many requests"`)
+}
+
+// TestACallBoundedToASecondFailsAtOnceOnAMinutesWait (issue 26): against a
+// server that always answers 429 with Retry-After: 60, a call bound to a
+// second, by its deadline or by its throttle budget, fails at its first
+// answer with a *ThrottleError that says to wait a minute, long before
+// its deadline.
+func TestACallBoundedToASecondFailsAtOnceOnAMinutesWait(t *testing.T) {
+	t.Parallel()
+	for name, bound := range map[string]func() (context.Context, []ugc.Option){
+		"deadline": func() (context.Context, []ugc.Option) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			t.Cleanup(cancel)
+			return ctx, nil
+		},
+		"budget": func() (context.Context, []ugc.Option) {
+			return context.Background(), []ugc.Option{ugc.WithThrottleBudget(time.Second)}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := newThrottleServer(t, retryAfter60)
+			c, err := ugc.NewClient(srv.URL, "k")
+			require.NoError(t, err)
+			ctx, opts := bound()
+			_, err = c.Posts(ctx, nil, opts...)
+			require.ErrorIs(t, err, ugc.ErrRateLimited)
+			var te *ugc.ThrottleError
+			require.ErrorAs(t, err, &te)
+			assert.Equal(t, time.Minute, te.Wait)
+			require.NotNil(t, te.Err)
+			assert.Equal(t, http.StatusTooManyRequests, te.Err.StatusCode)
+			assert.NoError(t, ctx.Err(), "it did not wait for the deadline")
+			assert.Len(t, srv.requests(), 1)
+		})
+	}
+}
+
+// TestACallDuringAnotherCallsPauseFailsAtOnce (issue 26): one call's 429
+// pauses the Client for a minute; another call, with a deadline of a
+// second, sends nothing and fails at once with a *ThrottleError that says
+// how long the pause lasts, which the observer sees and the log records:
+// never a bare context error after a silent wait.
+func TestACallDuringAnotherCallsPauseFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, func(k int64, w http.ResponseWriter) {
+		if k == 1 {
+			retryAfter60(k, w)
+			return
+		}
+		ok(w)
+	})
+	var (
+		mu   sync.Mutex
+		seen []ugc.AttemptInfo
+		logs bytes.Buffer
+	)
+	c, err := ugc.NewClient(srv.URL, "k",
+		ugc.WithAttemptObserver(func(_ context.Context, a ugc.AttemptInfo) { mu.Lock(); seen = append(seen, a); mu.Unlock() }),
+		ugc.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	require.NoError(t, err)
+	_, err = c.Posts(context.Background(), nil, ugc.WithThrottleBudget(0))
+	require.ErrorIs(t, err, ugc.ErrRateLimited, "the first call, which may not wait, ends at its 429")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err = c.Posts(ctx, nil)
+	require.ErrorIs(t, err, ugc.ErrRateLimited)
+	require.NotErrorIs(t, err, context.DeadlineExceeded)
+	var te *ugc.ThrottleError
+	require.ErrorAs(t, err, &te)
+	assert.Greater(t, te.Wait, 59*time.Second, "the pause's end")
+	assert.LessOrEqual(t, te.Wait, time.Minute)
+	assert.Nil(t, te.Err, "the second call sent nothing")
+	assert.NoError(t, ctx.Err(), "it did not wait for the deadline")
+	assert.Len(t, srv.requests(), 1, "only the first call's request")
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, seen, 2)
+	unsent := seen[1]
+	assert.True(t, unsent.Throttled)
+	assert.Zero(t, unsent.StatusCode, "not sent")
+	assert.Equal(t, te.Wait, unsent.Wait)
+	assert.ErrorAs(t, unsent.Err, &te)
+	assert.Equal(t, 2, strings.Count(logs.String(), "outcome=throttled"), "both calls' ends are logged: %s", logs.String())
+	assert.Contains(t, logs.String(), "status=0")
+}
+
+// TestThrottleBudgetGivenToACallOrWalk: WithThrottleBudget is accepted at
+// every level; a call's own overrides the Client's.
+func TestThrottleBudgetGivenToACallOrWalk(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, retryAfter60)
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithThrottleBudget(time.Hour))
+	require.NoError(t, err)
+	_, err = c.Posts(context.Background(), nil, ugc.WithThrottleBudget(time.Second))
+	var te *ugc.ThrottleError
+	require.ErrorAs(t, err, &te, "the call's budget, not the Client's hour")
+	assert.Equal(t, time.Second, te.Budget)
+	for _, err := range c.AllPosts(context.Background(), nil, ugc.WithThrottleBudget(0)) {
+		require.ErrorAs(t, err, &te, "a walk's budget holds for each of its requests")
+		assert.Zero(t, te.Budget)
+		break
+	}
 }

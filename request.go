@@ -204,6 +204,7 @@ func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo
 		var apiErr *APIError
 		if errors.As(err, &apiErr) {
 			apiErr.Attempts = a.Attempt
+			a.Wait = ans.wait
 			return rs.throttleError(ctx, apiErr, ans.wait)
 		}
 	case rs.retries < rs.retryMax && (cutShort || retryable(context.WithoutCancel(ctx), resp, err)):

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime/debug"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,22 @@ import (
 
 // heavy reports whether the long runs are asked for (UGC_TEST_HEAVY=1).
 func heavy() bool { return os.Getenv("UGC_TEST_HEAVY") == "1" }
+
+// raceEnabled reports whether the test binary was built with -race: the
+// simulations run on one goroutine, so the detector has nothing to check
+// in them, and they run a tenth as fast.
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
 
 // generatedBucket returns the walk of seed: a server that is a token
 // bucket of 1 to 1,000 requests a second (log-uniform) holding 1 to 50,
@@ -107,13 +124,17 @@ func (v verdict) strict() bool { return v.episodes <= v.allowed && v.throughput 
 // more while it learns) and uses 0.7 of its quota or more, ending at a
 // rate within twice of it; and 85 % of the walks or more meet the
 // property itself: at most one throttle per 30 s after the first, and 0.9
-// of the quota or more. 96 walks of 6 minutes by default (a few
-// seconds); 3,000 of 7 with UGC_TEST_HEAVY=1. The log gives the counts.
+// of the quota or more. 64 walks of 6 minutes by default (about 2 s of
+// CPU; 16 under -race); 3,000 of 7 minutes with UGC_TEST_HEAVY=1. The log
+// gives the counts.
 func TestLearnedPaceOnGeneratedBuckets(t *testing.T) {
 	t.Parallel()
-	cases, length := 96, 6*time.Minute
-	if heavy() {
+	cases, length := 64, 6*time.Minute
+	switch {
+	case heavy():
 		cases, length = 3000, 7*time.Minute
+	case raceEnabled():
+		cases = 16
 	}
 	const shards = 4
 	var (
@@ -160,13 +181,16 @@ func TestLearnedPaceOnGeneratedBuckets(t *testing.T) {
 // (WithRateLimit(q, b) against a bucket of q, b that says nothing but
 // Retry-After), with as much jitter in transit as the headroom absorbs,
 // and 1 to 16 workers: the bucket never refuses a request, and the walk
-// gets 0.95 of the quota or more. 200 generated buckets (2,000 with
-// UGC_TEST_HEAVY=1).
+// gets 0.95 of the quota or more. 100 generated buckets (20 under -race;
+// 2,000 with UGC_TEST_HEAVY=1).
 func TestConfiguredRateNeverRunsAhead(t *testing.T) {
 	t.Parallel()
-	cases := 200
-	if heavy() {
+	cases := 100
+	switch {
+	case heavy():
 		cases = 2000
+	case raceEnabled():
+		cases = 20
 	}
 	for seed := range uint64(cases) {
 		rng := rand.New(rand.NewPCG(seed, 2))
