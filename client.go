@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
 // Version is the SDK's version; the User-Agent header carries it as
@@ -49,9 +51,9 @@ type Client struct {
 	// callDefaults and walkDefaults are the options given to NewClient
 	// that configure every call, or every walk.
 	callDefaults, walkDefaults []Option
-	throttleBudget             time.Duration
-	pace                       *pacer       // pacing and pauses, client-wide
-	retries                    *retryBudget // client-wide budget of retries
+	throttleBudget             time.Duration     // the default of every call
+	pace                       *pace.Gate        // pacing and pauses, client-wide
+	retries                    *pace.RetryBudget // client-wide budget of retries
 
 	bodies     sync.Pool  // *pageBody, so a page costs no new buffer
 	responseMu sync.Mutex // for WithResponseInto, written by a parallel walk
@@ -72,6 +74,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		maxBody:        DefaultMaxResponseBytes,
 		throttleBudget: DefaultThrottleBudget,
 		retryBudget:    DefaultRetryBudget,
+		clock:          pace.Real{},
 	}
 	if err := applyClientOptions(&o, opts); err != nil {
 		return nil, fmt.Errorf("ugc: NewClient: %w", err)
@@ -103,7 +106,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		userAgent: []string{ua}, maxBody: o.maxBody, logger: maskedLogger(o.logger, m), strict: o.strict, observer: o.observer,
 		retryMax: o.retryMax, waitMin: o.waitMin, waitMax: o.waitMax, attemptTimeout: timeout,
 		callDefaults: o.callDefaults, walkDefaults: o.walkDefaults,
-		throttleBudget: o.throttleBudget, pace: newPacer(o.rateLimit, o.rateBurst), retries: newRetryBudget(o.retryBudget),
+		throttleBudget: o.throttleBudget, pace: pace.NewGate(pace.New(o.rateLimit, o.rateBurst), o.clock), retries: pace.NewRetryBudget(o.retryBudget),
 	}, nil
 }
 

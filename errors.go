@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
 // Sentinels for errors.Is. An [*APIError] matches the one for its status;
@@ -21,7 +23,8 @@ var (
 	// ErrNotFound matches an APIError with status 404.
 	ErrNotFound = errors.New("ugc: not found")
 	// ErrRateLimited matches an APIError with status 429, and a
-	// [*ThrottleError]: a request that spent its throttle budget.
+	// [*ThrottleError]: a call that would have waited for the quota
+	// longer than it may.
 	ErrRateLimited = errors.New("ugc: rate limited")
 	// ErrRetryBudgetExhausted matches the error of a call that was not
 	// retried because the Client's retry budget ran out (see
@@ -71,7 +74,7 @@ const maxPlainMessage = 200
 
 func newAPIError(method, endpoint string, resp *http.Response, body []byte, m *masker) *APIError {
 	e := &APIError{Method: method, Endpoint: endpoint, StatusCode: resp.StatusCode, Body: m.maskBytes(body), Header: m.maskHeader(resp.Header)}
-	e.RetryAfter, _ = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	e.RetryAfter, _ = pace.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	var msg string
 	trimmed := strings.TrimSpace(string(body))
 	switch {
@@ -264,27 +267,50 @@ func (e *FilterError) Error() string { return "ugc: invalid filter: " + e.Messag
 // Is reports whether target is [ErrInvalidParams].
 func (e *FilterError) Is(target error) bool { return target == ErrInvalidParams }
 
-// ThrottleError ends a request that the server kept throttling (429, or
-// 503 naming a wait) beyond the throttle budget (see [WithThrottleBudget]):
-// the next wait it named would have taken the request past the budget. It
-// matches [ErrRateLimited]; errors.As reaches the last answer's [*APIError].
+// ThrottleError ends a call that would have waited for the quota longer
+// than it may (see [WithThrottleBudget]): the wait a server named, or its
+// turn in the Client's pacing, would have passed its throttle budget or
+// its context's deadline. The call ends at once instead of waiting: Wait
+// says how long the wait would have been, the time to pass on to whoever
+// retries (a handler's own Retry-After). It matches [ErrRateLimited];
+// errors.As reaches the last throttled answer's [*APIError], when the
+// call had one.
 type ThrottleError struct {
-	// Err is the last throttled answer.
+	// Err is the call's last throttled answer; nil when the call sent
+	// nothing (its first turn would have come too late, as in a pause
+	// that another call's throttle started).
 	Err *APIError
-	// Waited is how long the request had been throttled, from its first
-	// throttle; Wait is the wait the last answer named; Budget is the
-	// throttle budget.
+	// Waited is how long the call had waited for the quota; Wait is the
+	// wait it would have had next (a pause ends, or its turn comes, that
+	// long after the error); Budget is the call's throttle budget.
 	Waited, Wait, Budget time.Duration
+
+	byDeadline bool // the context's deadline came before the budget's end
 }
 
-// Error says how long the request was throttled and what the server said last.
+// Error says how long the call would have waited, and what bound it.
 func (e *ThrottleError) Error() string {
-	return fmt.Sprintf("ugc: throttle budget of %v spent: throttled for %v, and the server named a further wait of %v; last: %v",
-		e.Budget, e.Waited.Round(time.Millisecond), e.Wait.Round(time.Millisecond), e.Err)
+	var s string
+	if e.byDeadline {
+		s = fmt.Sprintf("ugc: rate limited: the quota allows the next request in %v, after the context's deadline (waited %v)",
+			e.Wait.Round(time.Millisecond), e.Waited.Round(time.Millisecond))
+	} else {
+		s = fmt.Sprintf("ugc: throttle budget of %v spent: waited %v for the quota, and the next request would wait %v more",
+			e.Budget, e.Waited.Round(time.Millisecond), e.Wait.Round(time.Millisecond))
+	}
+	if e.Err != nil {
+		s += "; last: " + e.Err.Error()
+	}
+	return s
 }
 
-// Unwrap returns the last throttled answer.
-func (e *ThrottleError) Unwrap() error { return e.Err }
+// Unwrap returns the last throttled answer, or nil.
+func (e *ThrottleError) Unwrap() error {
+	if e.Err == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Is reports whether target is [ErrRateLimited].
 func (e *ThrottleError) Is(target error) bool { return target == ErrRateLimited }

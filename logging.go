@@ -15,6 +15,9 @@ import (
 //	ERROR "ugc: request failed"               (retries exhausted, 5xx, connection) outcome=failed
 //	INFO  "ugc: request abandoned"            (the context ended) outcome=canceled
 //	WARN  "ugc: throttled, the client pauses" (a 429, or a 503 naming a wait) ... wait pause outcome=throttled
+//	WARN  "ugc: rate limited: the wait for the quota is past the call's bound"
+//	                                          (a throttle's wait, or a turn, past the throttle
+//	                                          budget or the deadline; status 0: not sent) ... wait outcome=throttled
 //	INFO  "ugc: quota used up, the client pauses" (a success whose headers say
 //	                                          nothing remains) ... pause outcome=ok
 //
@@ -45,6 +48,8 @@ func attemptLine(a AttemptInfo, canceled bool) (slog.Level, string, string) {
 		return slog.LevelInfo, "ugc: request succeeded after retries", "ok"
 	case a.Err != nil && a.Throttled && a.Retry:
 		return slog.LevelWarn, "ugc: throttled, the client pauses", "throttled"
+	case a.Err != nil && a.Throttled:
+		return slog.LevelWarn, "ugc: rate limited: the wait for the quota is past the call's bound", "throttled"
 	case a.Err != nil && a.Retry:
 		return slog.LevelWarn, "ugc: attempt failed, retrying", "retry"
 	case a.Err == nil && a.Pause > 0:
@@ -73,7 +78,7 @@ func attemptAttrs(a AttemptInfo, outcome string) []slog.Attr {
 		slog.Duration("duration", a.Duration),
 		slog.String("outcome", outcome),
 	}
-	if a.Retry {
+	if a.Retry || a.Throttled {
 		attrs = append(attrs, slog.Duration("wait", a.Wait))
 	}
 	if a.Pause > 0 {

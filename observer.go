@@ -21,7 +21,9 @@ type AttemptInfo struct {
 	// Duration is how long the attempt took, from sending to the last byte
 	// of the body.
 	Duration time.Duration
-	// Retry says whether another attempt follows, after Wait.
+	// Retry says whether another attempt follows, after Wait. For a
+	// throttle that ends the call (see [WithThrottleBudget]), Wait is the
+	// wait it would have had.
 	Retry bool
 	Wait  time.Duration
 	// QuotaWait is how long the attempt waited for its turn before it was
@@ -31,7 +33,9 @@ type AttemptInfo struct {
 	// Throttled says the answer was a throttle: a 429 or a 503 that named
 	// a wait (Retry-After, or a used-up quota's reset). A throttle does
 	// not use up the attempts of [WithRetryMax]; a 429 that names no wait
-	// is an ordinary failure.
+	// is an ordinary failure. An attempt that was not sent because its
+	// turn would have come later than the call may wait is Throttled too,
+	// with StatusCode 0 and Err the call's [*ThrottleError].
 	Throttled bool
 	// Pause is the client-wide pause this answer started: a throttle's
 	// named wait, or the reset of a quota the answer showed used up; 0

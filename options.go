@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
 // Defaults of the options, documented on each option.
@@ -16,7 +18,7 @@ const (
 	DefaultRetryWaitMax     = 20 * time.Second
 	DefaultAttemptTimeout   = 30 * time.Second
 	DefaultMaxResponseBytes = 8 << 20
-	// DefaultThrottleBudget bounds the time one request spends throttled
+	// DefaultThrottleBudget bounds the time a call waits for the quota
 	// (see [WithThrottleBudget]).
 	DefaultThrottleBudget = 5 * time.Minute
 	// DefaultRetryBudget is the client-wide budget of retries (see
@@ -113,6 +115,10 @@ type options struct {
 	rateBurst      int
 	throttleBudget time.Duration
 	retryBudget    int
+	clock          pace.Clock // the pacing's; ugctest gives its clients one of its own
+	// wrapTransport, from ugctest's clients only, wraps each attempt's
+	// transport (see internal/testkit).
+	wrapTransport func(http.RoundTripper) http.RoundTripper
 	// callDefaults and walkDefaults are the options given to NewClient
 	// that configure every call, or every walk.
 	callDefaults, walkDefaults []Option
@@ -141,14 +147,14 @@ func WithHTTPClient(hc *http.Client) Option {
 }
 
 // WithRetryMax sets how many times a failed attempt is retried (0 disables
-// retries). Default: [DefaultRetryMax]. Counted: connection errors, bodies
-// cut short, 5xx other than 501, and a 429 or 503 that names no wait. A
-// 429 or 503 that names a wait is a throttle, retried by time within
-// [WithThrottleBudget] and not counted here, unless n is 0: then it is not
-// retried either. Never retried: other 4xx. Given to a call or walk, it
-// holds for that call alone, so a request handler retries less than a
-// batch job on the same Client; it does not bound the wait for a
-// client-wide pause a throttle started (the context does).
+// retries, throttles' included). Default: [DefaultRetryMax]. Retried:
+// connection errors, bodies cut short, 5xx other than 501, and a 429 that
+// names no wait. Never retried: other 4xx. A throttle that names a wait (a
+// 429, or a 503 with Retry-After) is retried after that wait without
+// counting here: [WithThrottleBudget] and the context's deadline bound it,
+// by time, so that a batch job behind a quota is not failed by a run of
+// throttles while a handler fails at once. Given to a call or walk, it
+// holds for that call alone.
 //
 // Given to: NewClient (every call's default), a call, a walk (each request's).
 func WithRetryMax(n int) Option {
@@ -468,6 +474,7 @@ func WithSummary(s *WalkSummary) Option {
 type callConfig struct {
 	retryMax       *int
 	attemptTimeout *time.Duration
+	throttleBudget *time.Duration
 	header         http.Header
 	response       *ResponseInfo
 	cursor         string // WithCursor: where a single call's page is
@@ -574,19 +581,25 @@ func applyClientOptions(o *options, opts []Option) error {
 
 // WithRateLimit paces every call and walk of the Client together to at
 // most rps requests a second, with bursts of up to burst requests, by a
-// token bucket (golang.org/x/time/rate). An attempt waits for its turn
-// before it is sent; the wait ends early with the context, and is counted
-// in [AttemptInfo.QuotaWait] and [WalkSummary.QuotaWait]. Set it to the
-// API key's quota and a walk runs at the quota's full speed without a
-// single 429.
+// token bucket kept 3 % under rps and one request under burst: a client
+// whose bucket ran exactly at the server's would run ahead of it whenever
+// a request spent less time in transit than the one before, and each such
+// request would be refused. Requests wait for their turn in the order
+// they came; the wait ends early with the context, counts against the
+// call's [WithThrottleBudget] (a turn later than the call may wait is
+// refused at once with a [*ThrottleError]), and is counted in
+// [AttemptInfo.QuotaWait] and [WalkSummary.QuotaWait]. Set to the API
+// key's quota, a walk runs within 5 % of the quota's speed without a 429
+// (BENCHMARKS.md).
 //
 // Without it the client is adaptive: it sends as fast as it is asked to
 // until a server throttles it (a 429, or a 503 naming a wait) or tells it
-// its quota (the RateLimit-Policy header), then caps its own rate and its
-// requests in flight, and raises them again while answers succeed (see
-// [WalkSummary.FinalRate]). The adaptive cap also applies below a
-// configured rate. It returns an error for a rate that is not positive
-// and finite or a burst below 1.
+// its quota (the RateLimit-Policy header), then paces itself: under the
+// policy's rate, or under the rate it learns from which of its requests
+// the server accepted (see the package documentation, "Rate limits"), and
+// probes upward while answers succeed (see [WalkSummary.FinalRate]). The
+// adaptive rate also applies below a configured one. It returns an error
+// for a rate that is not positive and finite or a burst below 1.
 //
 // Given to: NewClient.
 func WithRateLimit(rps float64, burst int) Option {
@@ -602,26 +615,42 @@ func WithRateLimit(rps float64, burst int) Option {
 	})
 }
 
-// WithThrottleBudget bounds the time one request may spend throttled. A
-// 429 or 503 whose answer names a wait (Retry-After, or a used-up quota's
-// reset) pauses the whole Client until then, and is retried after it
-// without using up the attempts of [WithRetryMax], which are for 5xx and
-// connection errors; once waiting for the server would take the request
-// past d from its first throttle, it fails with a [*ThrottleError]
-// (matching [ErrRateLimited]) at once, without waiting. The context bounds
-// it too. Default: [DefaultThrottleBudget]; 0 fails at the first throttle
-// that names a wait. With [WithRetryMax] of 0, a
-// throttle is not retried either.
+// WithThrottleBudget bounds the time a call may wait for the quota: for
+// its turn in the Client's pacing (a client-wide pause a server named, the
+// rate of [WithRateLimit] or the rate the Client learned) and for the
+// waits its own throttles name. A 429, or a 503 that names a wait, is
+// retried after that wait without using up [WithRetryMax], which is for
+// 5xx and connection errors, as long as the wait fits in what is left of
+// the budget and ends before the context's deadline. A wait that would
+// not fit is not begun: the call ends at once with a [*ThrottleError]
+// (matching [ErrRateLimited]) that says how long the wait would have been,
+// observed by [WithAttemptObserver] and logged by [WithLogger] as the
+// attempt that was not sent. So a request handler with a one-second
+// deadline, on a Client that another call's Retry-After of a minute has
+// paused, fails in microseconds with the wait to pass on, not after a
+// silent second with a bare context error.
 //
-// Given to: NewClient.
+// Given to NewClient it is every call's default; given to a call or walk
+// it holds for that call, or for each request of the walk, alone: a
+// handler and a patient batch job share one Client, each with its own
+// bound. Default: [DefaultThrottleBudget]; 0 fails at the first wait for
+// the quota. With [WithRetryMax] of 0, a throttle is not retried either.
+//
+// Given to: NewClient (every call's default), a call, a walk (each request's).
 func WithThrottleBudget(d time.Duration) Option {
-	return clientOption("WithThrottleBudget", func(o *options) error {
-		if d < 0 {
+	return func(s *settings) error {
+		switch {
+		case d < 0:
 			return fmt.Errorf("WithThrottleBudget: negative duration %v", d)
+		case s.call != nil:
+			s.call.throttleBudget = &d
+		case s.walk != nil:
+			return errEachRequest
+		default:
+			s.client.throttleBudget = d
 		}
-		o.throttleBudget = d
 		return nil
-	})
+	}
 }
 
 // WithRetryBudget sets the client-wide budget of retries for failures that

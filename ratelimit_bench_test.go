@@ -1,19 +1,20 @@
 package ugc_test
 
-// Benchmarks of walks against the fake behind a quota (issue 18). They
-// take real time (a walk of 2,000 posts is about 84 requests: 4.2 s at 20
-// requests a second) and run only with -bench. Results and the command are
-// in BENCHMARKS.md:
+// Benchmarks of walks and calls against the fake behind a quota that
+// says nothing but Retry-After (issue 25). They take real time (a walk of
+// 20,000 posts is 800 requests: 40 s at 20 requests a second) and run
+// only with -bench; -benchtime 1x runs each once. Results and commands are
+// in BENCHMARKS.md, for instance:
 //
-//	go test -run '^$' -bench 'QuotaWalk' -benchtime 1x .
+//	go test -run '^$' -bench 'QuotaWalk/posts=2000/' -benchtime 1x .
+//	go test -run '^$' -bench 'QuotaCallers' -benchtime 1x .
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
-	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,105 +22,182 @@ import (
 	"github.com/ugcposts/ugc-go/ugctest"
 )
 
-// BenchmarkQuotaWalk walks 2,000 posts (limit 25) behind a quota of 20, 50
-// and 200 requests a second (burst 5), in each mode, with WithRateLimit set
-// to the quota (rate-set), with the default options (default), and with the
-// default options against a server that sends no rate-limit header but
-// Retry-After, in whole seconds (default-retry-after-only). It reports the
-// walk's time over requests ÷ quota (x-ideal), the 429s, the requests and
-// the walks that failed with ErrRateLimited (or anything else).
+// quotaModes are the walks of BenchmarkQuotaWalk: the iterator's modes,
+// and two prefetching walks of the same posts at once on one Client.
+var quotaModes = []struct {
+	name  string
+	opts  []ugc.Option
+	walks int
+}{
+	{"sequential", []ugc.Option{ugc.WithReadAhead(0)}, 1},
+	{"prefetch", nil, 1},
+	{"parallel-8", []ugc.Option{ugc.WithReadAhead(8)}, 1},
+	{"parallel-16", []ugc.Option{ugc.WithReadAhead(16)}, 1},
+	{"two-walks", nil, 2},
+}
+
+// BenchmarkQuotaWalk walks 2,000 or 20,000 posts (limit 25) against the
+// fake behind a quota of 20, 50 or 200 requests a second, in bursts of 1,
+// 5 or 10, that says nothing but Retry-After in whole seconds
+// (server=retry-after-only) or tells its state in rate-limit headers
+// (server=headers, the fake's default), in each mode, with the default
+// options (default) and with WithRateLimit set to the quota (rate-set). A new server and Client per walk: every bucket
+// starts full, and the client knows nothing. It reports the time over
+// requests ÷ quota (x-ideal: the requests include the refused ones, and
+// the first burst rides free, so a perfect client is a little under 1),
+// the share of requests refused (429-%), the rate the Client allowed
+// itself at the end over the quota (final/quota), and the walks that
+// failed (failed/walk).
 func BenchmarkQuotaWalk(b *testing.B) {
-	const (
-		posts = 2000
-		burst = 5
-	)
-	ds := ugctest.Generate(posts, 18)
-	modes := []struct {
-		name string
-		opts []ugc.Option
-	}{
-		{"sequential", []ugc.Option{ugc.WithReadAhead(0)}},
-		{"prefetch", nil},
-		{"parallel-8", []ugc.Option{ugc.WithReadAhead(8)}},
-		{"parallel-16", []ugc.Option{ugc.WithReadAhead(16)}},
-	}
-	for _, rps := range []float64{20, 50, 200} {
-		for _, options := range []string{"rate-set", "default", "default-retry-after-only"} {
-			for _, mode := range modes {
-				b.Run(fmt.Sprintf("quota=%v/%s/%s", rps, options, mode.name), func(b *testing.B) {
-					var elapsed time.Duration
-					var requests, refused, rateLimited, failed int
-					for b.Loop() {
-						h, err := ugctest.NewHandler(ds, "bench-key", ugctest.WithQuota(rps, burst), ugctest.WithRequestLogLimit(-1))
-						if err != nil {
-							b.Fatal(err)
-						}
-						var handler http.Handler = h
-						if options == "default-retry-after-only" {
-							handler = retryAfterOnly(h) // a server that says nothing but Retry-After
-						}
-						srv := httptest.NewServer(handler)
-						opts := []ugc.Option{ugc.WithStrictDecoding()}
-						if options == "rate-set" {
-							opts = append(opts, ugc.WithRateLimit(rps, burst))
-						}
-						c, err := ugc.NewClient(srv.URL, "bench-key", opts...)
-						if err != nil {
-							b.Fatal(err)
-						}
-						n := 0
-						start := time.Now()
-						for _, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: ugc.MaxLimit}, mode.opts...) {
-							if err != nil {
-								if errors.Is(err, ugc.ErrRateLimited) {
-									rateLimited++
-								} else {
-									failed++
-								}
-								break
-							}
-							n++
-						}
-						elapsed += time.Since(start)
-						srv.Close()
-						if n != posts && failed+rateLimited == 0 {
-							b.Fatalf("%d posts, want %d", n, posts)
-						}
-						for _, r := range h.Requests() {
-							requests++
-							if r.OverQuota {
-								refused++
-							}
+	for _, posts := range []int{2000, 20000} {
+		ds := ugctest.Generate(posts, 18)
+		for _, rps := range []float64{20, 50, 200} {
+			for _, burst := range []int{1, 5, 10} {
+				for _, server := range []string{"retry-after-only", "headers"} {
+					for _, options := range []string{"default", "rate-set"} {
+						for _, mode := range quotaModes {
+							name := fmt.Sprintf("posts=%d/quota=%v/burst=%d/server=%s/%s/%s", posts, rps, burst, server, options, mode.name)
+							q := ugctest.QuotaConfig{RPS: rps, Burst: burst, RetryAfterOnly: server == "retry-after-only"}
+							b.Run(name, func(b *testing.B) {
+								benchQuotaWalk(b, ds, posts, q, options == "rate-set", mode.opts, mode.walks)
+							})
 						}
 					}
-					walks := float64(b.N)
-					ideal := time.Duration(float64(requests) / walks / rps * float64(time.Second))
-					b.ReportMetric(float64(elapsed)/walks/float64(ideal), "x-ideal")
-					b.ReportMetric(float64(refused)/walks, "429s/walk")
-					b.ReportMetric(float64(requests)/walks, "requests/walk")
-					b.ReportMetric(float64(rateLimited)/walks, "ErrRateLimited/walk")
-					b.ReportMetric(float64(failed)/walks, "failed/walk")
-				})
+				}
 			}
 		}
 	}
 }
 
-// retryAfterOnly strips every rate-limit header but Retry-After from h's
-// answers.
-func retryAfterOnly(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(&strippingWriter{ResponseWriter: w}, r)
-	})
+func benchQuotaWalk(b *testing.B, ds *ugctest.Dataset, posts int, q ugctest.QuotaConfig, rateSet bool, opts []ugc.Option, walks int) {
+	rps := q.RPS
+	var (
+		elapsed                   time.Duration
+		requests, refused, failed int
+		finalOverQuota            float64
+	)
+	for b.Loop() {
+		h, err := ugctest.NewHandler(ds, "bench-key", ugctest.WithQuotaConfig(q), ugctest.WithRequestLogLimit(-1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := httptest.NewServer(h)
+		clientOpts := []ugc.Option{ugc.WithStrictDecoding()}
+		if rateSet {
+			clientOpts = append(clientOpts, ugc.WithRateLimit(rps, q.Burst))
+		}
+		c, err := ugc.NewClient(srv.URL, "bench-key", clientOpts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sums := make([]ugc.WalkSummary, walks)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		start := time.Now()
+		for w := range walks {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n := 0
+				walkOpts := append([]ugc.Option{ugc.WithSummary(&sums[w])}, opts...)
+				for _, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: ugc.MaxLimit}, walkOpts...) {
+					if err != nil {
+						mu.Lock()
+						failed++
+						mu.Unlock()
+						b.Logf("walk: %v", err)
+						return
+					}
+					n++
+				}
+				if n != posts {
+					b.Errorf("%d posts, want %d", n, posts)
+				}
+			}()
+		}
+		wg.Wait()
+		elapsed += time.Since(start)
+		srv.Close()
+		for _, r := range h.Requests() {
+			requests++
+			if r.OverQuota {
+				refused++
+			}
+		}
+		finalOverQuota += sums[0].FinalRate / rps
+	}
+	n := float64(b.N)
+	ideal := time.Duration(float64(requests) / n / rps * float64(time.Second))
+	b.ReportMetric(float64(elapsed)/n/float64(ideal), "x-ideal")
+	b.ReportMetric(100*float64(refused)/float64(max(requests, 1)), "429-%")
+	b.ReportMetric(float64(refused)/n, "429s/op")
+	b.ReportMetric(float64(requests)/n, "requests/op")
+	b.ReportMetric(finalOverQuota/n, "final/quota")
+	b.ReportMetric(float64(failed)/n, "failed/walk")
 }
 
-type strippingWriter struct{ http.ResponseWriter }
-
-func (w *strippingWriter) WriteHeader(code int) {
-	for k := range w.Header() {
-		if strings.HasPrefix(k, "Ratelimit") || strings.HasPrefix(k, "X-Ratelimit") {
-			w.Header().Del(k)
+// BenchmarkQuotaCallers has 8 goroutines make single calls on one Client
+// against the fake behind a quota of 5 or 50 requests a second with a
+// burst of 1 that says nothing but Retry-After, with the default options
+// and with WithRateLimit set to the quota, for about ten seconds. It
+// reports the calls a second over the quota (of-quota), the 429s, and the
+// calls that failed.
+func BenchmarkQuotaCallers(b *testing.B) {
+	const workers = 8
+	for _, rps := range []float64{5, 50} {
+		for _, options := range []string{"default", "rate-set"} {
+			b.Run(fmt.Sprintf("quota=%v/burst=1/%s", rps, options), func(b *testing.B) {
+				var (
+					calls, refused, failed int
+					elapsed                time.Duration
+				)
+				for b.Loop() {
+					q := ugctest.QuotaConfig{RPS: rps, Burst: 1, RetryAfterOnly: true}
+					h, err := ugctest.NewHandler(nil, "bench-key", ugctest.WithQuotaConfig(q), ugctest.WithRequestLogLimit(-1))
+					if err != nil {
+						b.Fatal(err)
+					}
+					srv := httptest.NewServer(h)
+					var opts []ugc.Option
+					if options == "rate-set" {
+						opts = append(opts, ugc.WithRateLimit(rps, 1))
+					}
+					c, err := ugc.NewClient(srv.URL, "bench-key", opts...)
+					if err != nil {
+						b.Fatal(err)
+					}
+					each := int(10 * rps / workers)
+					var wg sync.WaitGroup
+					var mu sync.Mutex
+					start := time.Now()
+					for range workers {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							for range each {
+								_, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 1})
+								mu.Lock()
+								calls++
+								if err != nil && !errors.Is(err, context.Canceled) {
+									failed++
+								}
+								mu.Unlock()
+							}
+						}()
+					}
+					wg.Wait()
+					elapsed += time.Since(start)
+					srv.Close()
+					for _, r := range h.Requests() {
+						if r.OverQuota {
+							refused++
+						}
+					}
+				}
+				b.ReportMetric(float64(calls)/elapsed.Seconds()/rps, "of-quota")
+				b.ReportMetric(float64(refused)/float64(b.N), "429s/op")
+				b.ReportMetric(float64(failed)/float64(b.N), "failed/op")
+			})
 		}
 	}
-	w.ResponseWriter.WriteHeader(code)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -46,12 +47,17 @@ func ExampleWithRateLimit() {
 	// Output: 100 posts, 0 refused
 }
 
-// A request handler that cannot wait for a throttled API fails at once:
-// with a throttle budget of 0, the first 429 that names a wait ends the
-// call with a *ThrottleError, which matches ErrRateLimited. Here another
-// job on the same API key has just used the quota.
+// A request handler that cannot wait long for a throttled API bounds its
+// call: a wait for the quota longer than the call's throttle budget (or
+// than its context's deadline) is not begun, and the call ends at once
+// with a *ThrottleError, which matches ErrRateLimited and says how long the
+// wait would have been: the handler passes it on as its own Retry-After.
+// Here another job on the same API key has just used the quota, and the
+// Client is shared with patient batch jobs (the default budget, five
+// minutes).
 func ExampleWithThrottleBudget() {
-	h, err := ugctest.NewHandler(nil, "test-key", ugctest.WithQuota(0.5, 1)) // one request every 2 s
+	h, err := ugctest.NewHandler(nil, "test-key", ugctest.WithQuotaConfig(
+		ugctest.QuotaConfig{RPS: 0.5, Burst: 1, RetryAfterOnly: true})) // one request every 2 s
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -66,16 +72,17 @@ func ExampleWithThrottleBudget() {
 		log.Fatal(err)
 	}
 
-	client, err := ugc.NewClient(srv.URL, "test-key", ugc.WithThrottleBudget(0))
+	client, err := ugc.NewClient(srv.URL, "test-key")
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = client.Posts(ctx, nil)
+	_, err = client.Posts(ctx, nil, ugc.WithThrottleBudget(time.Second))
 	var te *ugc.ThrottleError
 	if errors.As(err, &te) {
-		fmt.Println(errors.Is(err, ugc.ErrRateLimited), te.Err.StatusCode, te.Wait > time.Second)
+		retryAfter := int(math.Ceil(te.Wait.Seconds())) // never rounded down to 0
+		fmt.Println(errors.Is(err, ugc.ErrRateLimited), te.Err.StatusCode, "Retry-After:", retryAfter)
 	}
-	// Output: true 429 true
+	// Output: true 429 Retry-After: 2
 }
 
 // During an outage the Client's retry budget runs out, and calls stop

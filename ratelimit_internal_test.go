@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
 // TestThrottleStatsCountThrottlesPausesAndWaits: a 429 naming 30 ms, a
@@ -53,58 +54,29 @@ func TestThrottleStatsCountThrottlesPausesAndWaits(t *testing.T) {
 	assert.Equal(t, after.rate, sum.FinalRate)
 }
 
+// TestThrottleStatsOfAConfiguredRate: a configured rate is kept to with
+// its headroom, and nothing caps a client before any throttle.
 func TestThrottleStatsOfAConfiguredRate(t *testing.T) {
 	t.Parallel()
 	c, err := NewClient("https://api.example.com", "k", WithRateLimit(20, 5))
 	require.NoError(t, err)
-	assert.InDelta(t, 20, c.throttleStats().rate, 1e-9)
+	assert.InDelta(t, 20*(1-pace.Headroom), c.throttleStats().rate, 1e-6)
 	c2, err := NewClient("https://api.example.com", "k")
 	require.NoError(t, err)
 	assert.Zero(t, c2.throttleStats().rate, "no rate before any throttle")
 }
 
-// TestPacerFastPathSendsAtOnce: before any throttle or rate-limit header,
-// an attempt's turn costs no wait.
-func TestPacerFastPathSendsAtOnce(t *testing.T) {
+// TestTurnIsFreeBeforeAnyThrottle: before any throttle or rate-limit
+// header, an attempt's turn costs no wait.
+func TestTurnIsFreeBeforeAnyThrottle(t *testing.T) {
 	t.Parallel()
-	p := newPacer(0, 0)
+	c, err := NewClient("https://api.example.com", "k")
+	require.NoError(t, err)
 	for range 1000 {
-		d, err := p.turn(context.Background())
+		ticket, d, err := c.pace.Turn(context.Background(), 0)
 		require.NoError(t, err)
 		require.Zero(t, d)
-		p.done()
+		c.pace.Pacer().Lost(ticket)
 	}
-	assert.False(t, p.active.Load())
-	assert.Zero(t, p.sending.Load())
-}
-
-// TestPacerInflightCapHoldsAttempts: once a throttle capped the requests
-// in flight at one, a second attempt waits until the first is done.
-func TestPacerInflightCapHoldsAttempts(t *testing.T) {
-	t.Parallel()
-	p := newPacer(0, 0)
-	p.active.Store(true)
-	p.mu.Lock()
-	p.ctl.inflight = 1
-	p.mu.Unlock()
-	_, err := p.turn(context.Background())
-	require.NoError(t, err)
-	second := make(chan error, 1)
-	go func() {
-		_, err := p.turn(context.Background())
-		second <- err
-	}()
-	select {
-	case <-second:
-		t.Fatal("the second attempt did not wait for the first")
-	case <-time.After(20 * time.Millisecond): // a bound on a wait that must not end, not a measure
-	}
-	p.done()
-	require.NoError(t, <-second)
-	p.done()
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err = p.turn(ctx)
-	assert.ErrorIs(t, err, context.Canceled)
-	assert.Zero(t, p.sending.Load(), "an attempt that never got its turn holds no place")
+	assert.False(t, c.pace.Pacer().Active())
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -154,9 +155,10 @@ func TestThrottleDoesNotUseUpRetryMax(t *testing.T) {
 }
 
 // TestThrottleBudgetEndsWithErrRateLimited: a server that throttles
-// forever ends the request once the throttle budget is spent, whatever
-// WithRetryMax says, with an error that matches ErrRateLimited and holds
-// the last 429.
+// forever ends the call once its next wait for the quota would pass the
+// throttle budget, whatever WithRetryMax says, with an error that matches
+// ErrRateLimited, holds the last 429, and says how long the next wait
+// would have been.
 func TestThrottleBudgetEndsWithErrRateLimited(t *testing.T) {
 	t.Parallel()
 	srv := newThrottleServer(t, func(_ int64, w http.ResponseWriter) { throttle(w, 20*time.Millisecond) })
@@ -170,12 +172,12 @@ func TestThrottleBudgetEndsWithErrRateLimited(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
 	assert.Same(t, te.Err, apiErr)
-	assert.Greater(t, apiErr.Attempts, 2, "more attempts than WithRetryMax allows ordinary failures")
 	assert.Len(t, srv.requests(), apiErr.Attempts)
-	// Each retry waits 20ms first: however slow the machine, no more
+	// Each retry waits 20 ms at least: however slow the machine, no more
 	// retries than the budget holds waits (a bound on time would be a
 	// timed test).
 	assert.LessOrEqual(t, apiErr.Attempts, 1+150/20, "no retry once the waits would pass the budget")
+	assert.LessOrEqual(t, te.Waited, 150*time.Millisecond, "it never waited past the budget")
 	assert.Greater(t, te.Waited+te.Wait, 150*time.Millisecond, "it ends when the next wait would pass the budget")
 	assert.Contains(t, err.Error(), "throttle budget of 150ms spent")
 }
@@ -253,18 +255,28 @@ func TestRetryBudgetRefillsOnSuccess(t *testing.T) {
 	}
 }
 
-func TestRateLimitWaitEndsWithTheContext(t *testing.T) {
+// TestRateLimitWaitBeyondTheDeadlineFailsAtOnce: a call whose turn under
+// the configured rate would come after its context's deadline is not sent
+// and does not wait: it fails at once with a *ThrottleError that says how
+// long its turn would have taken.
+func TestRateLimitWaitBeyondTheDeadlineFailsAtOnce(t *testing.T) {
 	t.Parallel()
 	srv := newThrottleServer(t, func(_ int64, w http.ResponseWriter) { ok(w) })
 	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRateLimit(0.001, 1))
 	require.NoError(t, err)
 	_, err = c.Posts(context.Background(), nil)
 	require.NoError(t, err, "the burst allows the first")
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, err = c.Posts(ctx, nil)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Len(t, srv.requests(), 1, "the second waited for its turn and was never sent")
+	require.ErrorIs(t, err, ugc.ErrRateLimited)
+	var te *ugc.ThrottleError
+	require.ErrorAs(t, err, &te)
+	assert.Greater(t, te.Wait, 16*time.Minute, "a turn 1,000 s (and the headroom) after the first")
+	assert.Nil(t, te.Err, "nothing was sent")
+	assert.NoError(t, ctx.Err(), "it did not wait for the deadline")
+	assert.Len(t, srv.requests(), 1, "the second was never sent")
+	assert.Contains(t, err.Error(), "after the context's deadline")
 }
 
 func TestRateLimitOptionsRefuseBadValues(t *testing.T) {
@@ -404,4 +416,116 @@ func TestWalkSummaryCountsItsThrottles(t *testing.T) {
 	}
 	assert.LessOrEqual(t, second.Throttles, second.Requests, "a walk counts its own throttles, not the first walk's")
 	assert.LessOrEqual(t, second.Pauses, second.Requests, "and its own pauses")
+}
+
+// retryAfter60 answers every request 429 with Retry-After: 60.
+func retryAfter60(_ int64, w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "60")
+	w.WriteHeader(http.StatusTooManyRequests)
+	fmt.Fprint(w, `"Too many requests"`)
+}
+
+// TestACallBoundedToASecondFailsAtOnceOnAMinutesWait (issue 26): against a
+// server that always answers 429 with Retry-After: 60, a call bound to a
+// second, by its deadline or by its throttle budget, fails at its first
+// answer with a *ThrottleError that says to wait a minute, long before
+// its deadline.
+func TestACallBoundedToASecondFailsAtOnceOnAMinutesWait(t *testing.T) {
+	t.Parallel()
+	for name, bound := range map[string]func() (context.Context, []ugc.Option){
+		"deadline": func() (context.Context, []ugc.Option) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			t.Cleanup(cancel)
+			return ctx, nil
+		},
+		"budget": func() (context.Context, []ugc.Option) {
+			return context.Background(), []ugc.Option{ugc.WithThrottleBudget(time.Second)}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := newThrottleServer(t, retryAfter60)
+			c, err := ugc.NewClient(srv.URL, "k")
+			require.NoError(t, err)
+			ctx, opts := bound()
+			_, err = c.Posts(ctx, nil, opts...)
+			require.ErrorIs(t, err, ugc.ErrRateLimited)
+			var te *ugc.ThrottleError
+			require.ErrorAs(t, err, &te)
+			assert.Equal(t, time.Minute, te.Wait)
+			require.NotNil(t, te.Err)
+			assert.Equal(t, http.StatusTooManyRequests, te.Err.StatusCode)
+			assert.NoError(t, ctx.Err(), "it did not wait for the deadline")
+			assert.Len(t, srv.requests(), 1)
+		})
+	}
+}
+
+// TestACallDuringAnotherCallsPauseFailsAtOnce (issue 26): one call's 429
+// pauses the Client for a minute; another call, with a deadline of a
+// second, sends nothing and fails at once with a *ThrottleError that says
+// how long the pause lasts, which the observer sees and the log records:
+// never a bare context error after a silent wait.
+func TestACallDuringAnotherCallsPauseFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, func(k int64, w http.ResponseWriter) {
+		if k == 1 {
+			retryAfter60(k, w)
+			return
+		}
+		ok(w)
+	})
+	var (
+		mu   sync.Mutex
+		seen []ugc.AttemptInfo
+		logs bytes.Buffer
+	)
+	c, err := ugc.NewClient(srv.URL, "k",
+		ugc.WithAttemptObserver(func(_ context.Context, a ugc.AttemptInfo) { mu.Lock(); seen = append(seen, a); mu.Unlock() }),
+		ugc.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	require.NoError(t, err)
+	_, err = c.Posts(context.Background(), nil, ugc.WithThrottleBudget(0))
+	require.ErrorIs(t, err, ugc.ErrRateLimited, "the first call, which may not wait, ends at its 429")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err = c.Posts(ctx, nil)
+	require.ErrorIs(t, err, ugc.ErrRateLimited)
+	require.NotErrorIs(t, err, context.DeadlineExceeded)
+	var te *ugc.ThrottleError
+	require.ErrorAs(t, err, &te)
+	assert.Greater(t, te.Wait, 59*time.Second, "the pause's end")
+	assert.LessOrEqual(t, te.Wait, time.Minute)
+	assert.Nil(t, te.Err, "the second call sent nothing")
+	assert.NoError(t, ctx.Err(), "it did not wait for the deadline")
+	assert.Len(t, srv.requests(), 1, "only the first call's request")
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, seen, 2)
+	unsent := seen[1]
+	assert.True(t, unsent.Throttled)
+	assert.Zero(t, unsent.StatusCode, "not sent")
+	assert.Equal(t, te.Wait, unsent.Wait)
+	assert.ErrorAs(t, unsent.Err, &te)
+	assert.Equal(t, 2, strings.Count(logs.String(), "outcome=throttled"), "both calls' ends are logged: %s", logs.String())
+	assert.Contains(t, logs.String(), "status=0")
+}
+
+// TestThrottleBudgetGivenToACallOrWalk: WithThrottleBudget is accepted at
+// every level; a call's own overrides the Client's.
+func TestThrottleBudgetGivenToACallOrWalk(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, retryAfter60)
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithThrottleBudget(time.Hour))
+	require.NoError(t, err)
+	_, err = c.Posts(context.Background(), nil, ugc.WithThrottleBudget(time.Second))
+	var te *ugc.ThrottleError
+	require.ErrorAs(t, err, &te, "the call's budget, not the Client's hour")
+	assert.Equal(t, time.Second, te.Budget)
+	for _, err := range c.AllPosts(context.Background(), nil, ugc.WithThrottleBudget(0)) {
+		require.ErrorAs(t, err, &te, "a walk's budget holds for each of its requests")
+		assert.Zero(t, te.Budget)
+		break
+	}
 }

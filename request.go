@@ -66,9 +66,9 @@ func (c *Client) getPageUnmasked(ctx context.Context, u *url.URL, labels bool, o
 	rs := c.newRetryState(call)
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		resp, cutShort, ans, err := c.attempt(ctx, u, labels, call.header, rs.timeout, body, hooks)
+		resp, cutShort, ans, err := c.attempt(ctx, u, labels, call.header, &rs, body, hooks)
 		if ans.unsent {
-			return nil, abandoned(err, rs.last, attempt-1) // the context ended while it waited for its turn
+			return nil, c.unsent(ctx, u, attempt, &rs, ans, err)
 		}
 		a := newAttemptInfo(u, attempt, start, resp, ans, err)
 		if ended := c.contextEnded(ctx, a, &rs, resp != nil); ended != nil {
@@ -126,52 +126,93 @@ func (c *Client) contextEnded(ctx context.Context, a AttemptInfo, rs *retryState
 
 // retryState is what one call's attempts keep between them.
 type retryState struct {
-	retryMax  int           // retries of failures that are not throttles
-	timeout   time.Duration // of each attempt; 0: none
-	last      error         // the last attempt's error
-	retries   int           // retries made, against retryMax
-	throttled time.Time     // the first throttle that named a wait; zero: none yet
+	retryMax int           // retries of failures that are not throttles
+	timeout  time.Duration // of each attempt; 0: none
+	last     error         // the last attempt's error
+	retries  int           // retries made, against retryMax
+	budget   time.Duration // the throttle budget: time the call may wait for the quota
+	waited   time.Duration // time its attempts waited for their turn
 }
 
 // newRetryState starts a call's attempts with the Client's settings, or the
 // call's own.
 func (c *Client) newRetryState(call callConfig) retryState {
-	rs := retryState{retryMax: c.retryMax, timeout: c.attemptTimeout}
+	rs := retryState{retryMax: c.retryMax, timeout: c.attemptTimeout, budget: c.throttleBudget}
 	if call.retryMax != nil {
 		rs.retryMax = *call.retryMax
 	}
 	if call.attemptTimeout != nil {
 		rs.timeout = *call.attemptTimeout
 	}
+	if call.throttleBudget != nil {
+		rs.budget = *call.throttleBudget
+	}
 	return rs
+}
+
+// quotaLeft is how much longer the call may wait for the quota: what is
+// left of its throttle budget, and no later than its context's deadline
+// (reports byDeadline when the deadline is the nearer).
+func (rs *retryState) quotaLeft(ctx context.Context) (left time.Duration, byDeadline bool) {
+	left = max(rs.budget-rs.waited, 0)
+	if d, ok := ctx.Deadline(); ok {
+		if until := max(time.Until(d), 0); until < left {
+			return until, true
+		}
+	}
+	return left, false
+}
+
+// throttleError is the error of a call that would wait wait for the
+// quota, beyond what it may: last is its last throttled answer, if any.
+func (rs *retryState) throttleError(ctx context.Context, last *APIError, wait time.Duration) *ThrottleError {
+	_, byDeadline := rs.quotaLeft(ctx)
+	return &ThrottleError{Err: last, Waited: rs.waited, Wait: wait, Budget: rs.budget, byDeadline: byDeadline}
+}
+
+// unsent is the error of a call whose attempt was never sent: its turn
+// would have come later than it may wait (a *ThrottleError, observed and
+// logged as the attempt's), or its context ended while it waited.
+func (c *Client) unsent(ctx context.Context, u *url.URL, attempt int, rs *retryState, ans answer, err error) error {
+	a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, QuotaWait: ans.quotaWait}
+	if ans.turnErr == nil {
+		a.Err = err
+		c.observe(ctx, a, true)
+		return abandoned(err, rs.last, attempt-1) // the context ended while it waited for its turn
+	}
+	var last *APIError
+	if !errors.As(rs.last, &last) || last.StatusCode != http.StatusTooManyRequests && last.StatusCode != http.StatusServiceUnavailable {
+		last = nil
+	}
+	te := rs.throttleError(ctx, last, ans.turnErr.Wait)
+	a.Err, a.Throttled, a.Wait = te, true, te.Wait
+	c.observe(ctx, a, false)
+	return te
 }
 
 // decideRetry sets whether another attempt follows a, and after what wait,
 // from the answer alone (a context that ends now ends the wait, keeping
 // this error). A throttle that names a wait is bounded by time, not by
-// attempts: its pause is the wait. It returns why no retry follows when the
-// answer alone would have one: the throttle budget or the Client's retry
+// attempts: its pause is the wait, within the call's throttle budget and
+// before its context's deadline. It returns why no retry follows when the
+// answer alone would have one: a wait beyond those, or the Client's retry
 // budget spent.
 func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo, resp *http.Response, err error, cutShort bool, ans answer) error {
 	switch {
 	case err == nil:
 	case ans.throttled && rs.retryMax > 0:
-		now := time.Now()
-		if rs.throttled.IsZero() {
-			rs.throttled = now
-		}
-		waited := now.Sub(rs.throttled)
-		if waited+ans.wait <= c.throttleBudget {
+		if left, _ := rs.quotaLeft(ctx); ans.wait <= left {
 			a.Retry, a.Wait = true, ans.wait
 			return nil
 		}
 		var apiErr *APIError
 		if errors.As(err, &apiErr) {
 			apiErr.Attempts = a.Attempt
-			return &ThrottleError{Err: apiErr, Waited: waited, Wait: ans.wait, Budget: c.throttleBudget}
+			a.Wait = ans.wait
+			return rs.throttleError(ctx, apiErr, ans.wait)
 		}
 	case rs.retries < rs.retryMax && (cutShort || retryable(context.WithoutCancel(ctx), resp, err)):
-		if !c.retries.take() {
+		if !c.retries.Take() {
 			return fmt.Errorf("%w: %w", ErrRetryBudgetExhausted, withAttempts(err, a.Endpoint, a.Attempt))
 		}
 		rs.retries++
@@ -184,7 +225,7 @@ func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo
 // succeeded settles a call whose attempt succeeded: the retry budget gets
 // its tokens back, and WithResponseInto gets the answer's facts.
 func (c *Client) succeeded(call callConfig, rs retryState, resp *http.Response, attempt int, ans answer) {
-	c.retries.succeeded(rs.retries)
+	c.retries.Succeeded(rs.retries)
 	if call.response != nil {
 		c.responseMu.Lock()
 		*call.response = ResponseInfo{StatusCode: resp.StatusCode, Header: c.masker.maskHeader(resp.Header), Attempts: attempt, RateLimit: ans.limit}
@@ -196,40 +237,43 @@ func (c *Client) succeeded(call callConfig, rs retryState, resp *http.Response, 
 // an error. resp is nil when no answer came; its body is always closed.
 // cutShort says a 2xx body ended early, which is retried like a dropped
 // connection.
-func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, timeout time.Duration, body *pageBody, hooks attemptHooks) (resp *http.Response, cutShort bool, ans answer, err error) {
+func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra http.Header, rs *retryState, body *pageBody, hooks attemptHooks) (resp *http.Response, cutShort bool, ans answer, err error) {
 	header := c.requestHeader(u, extra)
 	if hooks.send != nil {
 		hooks.send() // the request is built: it waits only for its turn
 	}
-	// Its turn in the client's pacing comes after the walk's: a request
-	// holds a place among those in flight only while it is not waiting
-	// for another request. The attempt's timeout starts after its turn.
+	// Its turn in the client's pacing comes after the walk's, in order;
+	// one that would come later than the call may wait is refused at once.
+	// The attempt's timeout starts after its turn.
 	if hooks.left != nil {
-		if c.pace.active.Load() {
+		if c.pace.Pacer().Active() {
 			hooks.left() // its turn may take a while: the page before it need not wait
 		} else {
 			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { hooks.left() }})
 		}
 	}
-	quotaWait, err := c.pace.turn(ctx)
+	left, _ := rs.quotaLeft(ctx)
+	ticket, quotaWait, err := c.pace.Turn(ctx, left)
+	rs.waited += quotaWait
 	if err != nil {
-		return nil, false, answer{unsent: true, quotaWait: quotaWait}, err
+		ans = answer{unsent: true, quotaWait: quotaWait}
+		errors.As(err, &ans.turnErr)
+		return nil, false, ans, err
 	}
-	defer c.pace.done()
-	if timeout > 0 {
+	if rs.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, timeout, errAttemptDeadline)
+		ctx, cancel = context.WithTimeoutCause(ctx, rs.timeout, errAttemptDeadline)
 		defer cancel()
-		defer func() { err = attemptTimedOut(ctx, timeout, err) }() // before cancel
+		defer func() { err = attemptTimedOut(ctx, rs.timeout, err) }() // before cancel
 	}
 	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
-	sent := time.Now()
 	resp, err = c.http.Do(req)
 	if err != nil {
+		c.pace.Pacer().Lost(ticket)
 		return nil, false, answer{quotaWait: quotaWait}, err
 	}
-	ans = c.pace.observe(resp, sent)
+	ans = c.answered(ticket, resp)
 	ans.quotaWait = quotaWait
 	ans.limit = c.maskedLimit(ans.limit)
 	cutShort, err = c.readPage(ctx, u, labels, resp, body, hooks)

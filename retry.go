@@ -7,11 +7,10 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
 // retryable is the retry policy for an attempt's answer or error:
@@ -95,7 +94,7 @@ func (c *Client) observe(ctx context.Context, a AttemptInfo, canceled bool) {
 // max.
 func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		if d, ok := pace.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 			return min(d, maxWait)
 		}
 	}
@@ -111,25 +110,4 @@ func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) t
 	}
 	half := ceiling / 2
 	return half + rand.N(ceiling-half+1)
-}
-
-// parseRetryAfter reads a Retry-After value: delay seconds or an HTTP date.
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		if secs > int64(24*time.Hour/time.Second) {
-			secs = int64(24 * time.Hour / time.Second)
-		}
-		return time.Duration(secs) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
 }

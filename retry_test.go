@@ -322,37 +322,6 @@ func TestKeyTransportConfinesKey(t *testing.T) {
 	assert.NotContains(t, fmt.Sprintf("%v %+v %#v %s", kt, kt, kt, kt), retryTestKey)
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, time.November, 22, 10, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name   string
-		value  string
-		want   time.Duration
-		wantOK bool
-	}{
-		{"seconds", "3", 3 * time.Second, true},
-		{"seconds with spaces", " 7 ", 7 * time.Second, true},
-		{"zero", "0", 0, true},
-		{"huge seconds capped at a day", "999999999999", 24 * time.Hour, true},
-		{"HTTP date ahead", now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
-		{"HTTP date passed", now.Add(-time.Hour).Format(http.TimeFormat), 0, true},
-		{"RFC 850 date", now.Add(10 * time.Second).Format("Monday, 02-Jan-06 15:04:05 GMT"), 10 * time.Second, true},
-		{"empty", "", 0, false},
-		{"negative", "-1", 0, false},
-		{"fraction", "1.5", 0, false},
-		{"garbage", "soon", 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, ok := parseRetryAfter(tt.value, now)
-			assert.Equal(t, tt.wantOK, ok)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-
 func TestBackoffHonoursRetryAfter(t *testing.T) {
 	t.Parallel()
 	withRetryAfter := func(status int, v string) *http.Response {

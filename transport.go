@@ -26,6 +26,9 @@ func newHTTPClient(o options, base *url.URL, apiKey string) *http.Client {
 	if next == nil {
 		next = newDefaultTransport()
 	}
+	if o.wrapTransport != nil {
+		next = o.wrapTransport(next)
+	}
 	hc.Transport = &keyTransport{next: next, base: base, key: apiKey}
 	callerCheck := hc.CheckRedirect
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {

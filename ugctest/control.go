@@ -31,7 +31,8 @@ import (
 //	POST   /_ugcfake/posts/shuffle    {"seed": 1}
 //	PUT    /_ugcfake/latency          {"latency": "50ms"}
 //	GET    /_ugcfake/quota            the quota, as QuotaConfig; null when none
-//	PUT    /_ugcfake/quota            {"rps": 20, "burst": 5}: set the quota (see WithQuota)
+//	PUT    /_ugcfake/quota            {"rps": 20, "burst": 5}: set the quota (see WithQuota);
+//	                                  "retryAfterOnly": true for one that says nothing but Retry-After
 //	DELETE /_ugcfake/quota            lift the quota
 //
 // For example, with curl:
@@ -173,7 +174,7 @@ func (h *Handler) controlQuota(r *http.Request) (int, any) {
 	if err := readJSON(r, &q); err != nil {
 		return http.StatusBadRequest, err.Error()
 	}
-	if err := h.SetQuota(q.RPS, q.Burst); err != nil {
+	if err := h.SetQuotaConfig(q); err != nil {
 		return http.StatusBadRequest, err.Error()
 	}
 	return http.StatusNoContent, nil

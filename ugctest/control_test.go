@@ -206,6 +206,16 @@ func TestControlAPIQuota(t *testing.T) {
 	q, _ = srv.Quota()
 	assert.Equal(t, ugctest.QuotaConfig{RPS: 0.5, Burst: 1}, q, "a refused change changes nothing")
 
+	require.Equal(t, http.StatusNoContent, control(t, srv, http.MethodPut, "/quota", `{"rps":0.5,"burst":1,"retryAfterOnly":true}`).status)
+	a = control(t, srv, http.MethodGet, "/quota", "")
+	assert.JSONEq(t, `{"rps":0.5,"burst":1,"retryAfterOnly":true}`, a.body)
+	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/posts?limit=1").status)
+	over = get(t, srv, "/v1/posts?limit=1")
+	assert.Equal(t, http.StatusTooManyRequests, over.status)
+	assert.Equal(t, "2", over.header.Get("Retry-After"))
+	assert.Empty(t, over.header.Get("RateLimit-Policy"), "Retry-After alone")
+	assert.Empty(t, over.header.Get("X-RateLimit-Remaining"), "Retry-After alone")
+
 	require.Equal(t, http.StatusNoContent, control(t, srv, http.MethodDelete, "/quota", "").status)
 	_, ok = srv.Quota()
 	assert.False(t, ok)

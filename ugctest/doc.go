@@ -6,7 +6,7 @@
 // the test ends:
 //
 //	srv := ugctest.NewServer(t)                     // DefaultDataset, random key
-//	c := srv.Client()                               // a *ugc.Client that never sleeps between retries
+//	c := srv.Client()                               // a *ugc.Client that never sleeps on a fault
 //	srv.FailNext(2, ugctest.InternalError())        // the next two requests answer 500
 //	page, err := c.Posts(ctx, &ugc.PostsParams{Limit: 5})
 //	assert.Len(t, srv.Requests(), 3)                 // two failures, one success
@@ -54,6 +54,35 @@
 //
 // [WithControlAPI] serves all of this over HTTP at [ControlPath], for test
 // suites in other languages; cmd/ugcfake always does.
+//
+// # Quotas
+//
+// [WithQuota] puts the server behind a token bucket per API key that
+// tells its state in rate-limit headers (RateLimit, RateLimit-Policy,
+// X-RateLimit-*); [WithQuotaConfig] with RetryAfterOnly, behind one that
+// says nothing but Retry-After in whole seconds, as the contract allows
+// and most of the web does. [Handler.SetQuotaConfig] changes it while the
+// server serves.
+//
+// # Test kit
+//
+// The client [Server.Client] hands out waits no real time on a fault: the
+// wait a fault's 429 or 503 names (RateLimit("1"), a Respond with
+// Retry-After) pauses it on a virtual clock that skips the wait, and a
+// [Stall] is answered at once with its length, so that the client answers
+// or times out as it would have, now. What the client reports
+// (AttemptInfo.Pause, a *ugc.ThrottleError's Wait) is in the time the
+// fault named. A downstream test of a 429 path so runs in milliseconds:
+//
+//	srv.FailNext(1, ugctest.RateLimit("60"))
+//	_, err := srv.Client().Posts(ctx, nil, ugc.WithThrottleBudget(time.Second))
+//	// err is a *ugc.ThrottleError whose Wait is a minute, at once
+//
+// A quota the test asks for runs by the wall clock, and so does the
+// client's pacing while the server has one: a quota is its time. A stall
+// that outlasts an attempt with at most a second left is waited out, so
+// that a caller's short deadline ends the call as in production. Clients
+// built with ugc.NewClient wait in real time for everything.
 //
 // # Decisions
 //
@@ -124,6 +153,9 @@
 //	Method other than GET            405 "Method not allowed" with Allow: GET (HEAD too).
 //	Internal failure or panic        500 "Something went wrong".
 //	Injected 429                     body "Too many requests", Retry-After as configured.
+//	Quota                            per API key, by arrival time; a refused request takes no token;
+//	                                 Retry-After is the seconds to the next token, rounded up, at
+//	                                 least 1. RetryAfterOnly sends that header alone, on 429s only.
 //	Error bodies                     a JSON string; every response has Content-Type
 //	                                 application/json and a Content-Length.
 //	Optional fields                  left out when absent, never null; only next and a label's

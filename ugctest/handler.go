@@ -61,7 +61,7 @@ func NewHandler(ds *Dataset, apiKey string, opts ...Option) (*Handler, error) {
 	}
 	h := &Handler{key: []byte(apiKey), basePath: c.basePath, onRequest: c.onRequest, data: st, control: c.control}
 	if q := c.quota; q != nil {
-		if err := h.SetQuota(q.RPS, q.Burst); err != nil {
+		if err := h.SetQuotaConfig(*q); err != nil {
 			return nil, fmt.Errorf("ugctest: NewHandler: %w: %w", errQuotaOption, err)
 		}
 	}
@@ -107,7 +107,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in := h.incoming(r, keyValid)
 		fault, ruleName = h.rules.decide(&in)
 	}
-	if fault.Kind == FaultStall {
+	var stalled time.Duration // a kit request's stall, answered at once
+	switch {
+	case fault.Kind == FaultStall && kitStall(r):
+		stalled = fault.Stall
+	case fault.Kind == FaultStall:
 		wait(r, fault.Stall)
 	}
 	var (
@@ -142,6 +146,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if q != nil {
 		q.setHeaders(w.Header(), quota)
+	}
+	if stalled > 0 {
+		w.Header()[stalledHeader] = []string{stalled.String()}
 	}
 	write(w, resp, fault)
 }

@@ -33,13 +33,20 @@ import (
 // says the same instant to the millisecond. Reset is 0 while tokens
 // remain.
 //
+// A quota that says nothing but Retry-After (QuotaConfig.RetryAfterOnly)
+// sends none of those headers: a 429 carries Retry-After alone, in whole
+// seconds, and an accepted request nothing. It is the common throttle of
+// the web, and the contract names no rate-limit header: a client must
+// learn such a quota from what is accepted.
+//
 // Control requests are not counted. Faults come first: a request a rule
 // fires on takes no token.
 type quota struct {
-	mu      sync.Mutex
-	rps     float64
-	burst   int
-	buckets map[string]*rate.Limiter
+	mu             sync.Mutex
+	rps            float64
+	burst          int
+	retryAfterOnly bool
+	buckets        map[string]*rate.Limiter
 }
 
 // maxQuotaKeys bounds the keys a quota tracks: past it, the buckets start
@@ -47,18 +54,35 @@ type quota struct {
 const maxQuotaKeys = 10000
 
 // WithQuota puts the server behind a quota of rps requests a second per
-// API key, in bursts of at most burst (see [Handler.SetQuota]). An option
-// that cannot work (rps not positive, burst below 1) makes [NewHandler]
-// return an error, and [NewServer] fail the test.
+// API key, in bursts of at most burst, that tells its state in rate-limit
+// headers (see [Handler.SetQuota]). An option that cannot work (rps not
+// positive, burst below 1) makes [NewHandler] return an error, and
+// [NewServer] fail the test.
 func WithQuota(rps float64, burst int) Option {
-	return func(c *config) { c.quota = &QuotaConfig{RPS: rps, Burst: burst} }
+	return WithQuotaConfig(QuotaConfig{RPS: rps, Burst: burst})
+}
+
+// WithQuotaConfig puts the server behind the quota q (see
+// [Handler.SetQuotaConfig]): WithQuotaConfig(QuotaConfig{RPS: 20, Burst: 5,
+// RetryAfterOnly: true}) is a quota of 20 requests a second that says
+// nothing but Retry-After. An option that cannot work makes [NewHandler]
+// return an error, and [NewServer] fail the test.
+func WithQuotaConfig(q QuotaConfig) Option {
+	return func(c *config) { c.quota = &q }
 }
 
 // QuotaConfig is a quota, as the control API reads and writes it (see
-// [ControlPath]): {"rps": 20, "burst": 5}.
+// [ControlPath]): {"rps": 20, "burst": 5}, or {"rps": 20, "burst": 5,
+// "retryAfterOnly": true}.
 type QuotaConfig struct {
+	// RPS is the rate, in requests a second, and Burst the most requests
+	// at once.
 	RPS   float64 `json:"rps"`
 	Burst int     `json:"burst"`
+	// RetryAfterOnly makes the quota say nothing but Retry-After, in
+	// whole seconds, on a 429: no RateLimit, RateLimit-Policy or
+	// X-RateLimit-* header on any answer.
+	RetryAfterOnly bool `json:"retryAfterOnly,omitempty"`
 }
 
 func (q QuotaConfig) check() error {
@@ -72,16 +96,22 @@ func (q QuotaConfig) check() error {
 }
 
 // SetQuota puts the handler behind a quota of rps requests a second per
-// API key, in bursts of at most burst, replacing any quota (every key's
-// bucket starts full). It returns an error, changing nothing, for a rate
-// that is not positive and finite or a burst below 1. Safe to call while
-// the handler serves.
+// API key, in bursts of at most burst, that tells its state in rate-limit
+// headers, replacing any quota (every key's bucket starts full). It
+// returns an error, changing nothing, for a rate that is not positive and
+// finite or a burst below 1. Safe to call while the handler serves.
 func (h *Handler) SetQuota(rps float64, burst int) error {
-	q := QuotaConfig{RPS: rps, Burst: burst}
+	return h.SetQuotaConfig(QuotaConfig{RPS: rps, Burst: burst})
+}
+
+// SetQuotaConfig puts the handler behind the quota q, replacing any quota
+// (every key's bucket starts full), as [Handler.SetQuota] does; with
+// q.RetryAfterOnly, a quota that says nothing but Retry-After.
+func (h *Handler) SetQuotaConfig(q QuotaConfig) error {
 	if err := q.check(); err != nil {
 		return fmt.Errorf("ugctest: SetQuota: %w", err)
 	}
-	h.quota.Store(&quota{rps: rps, burst: burst, buckets: map[string]*rate.Limiter{}})
+	h.quota.Store(&quota{rps: q.RPS, burst: q.Burst, retryAfterOnly: q.RetryAfterOnly, buckets: map[string]*rate.Limiter{}})
 	return nil
 }
 
@@ -94,7 +124,7 @@ func (h *Handler) Quota() (QuotaConfig, bool) {
 	if q == nil {
 		return QuotaConfig{}, false
 	}
-	return QuotaConfig{RPS: q.rps, Burst: q.burst}, true
+	return QuotaConfig{RPS: q.rps, Burst: q.burst, RetryAfterOnly: q.retryAfterOnly}, true
 }
 
 // quotaState is a request's place in the quota: whether it was allowed,
@@ -138,8 +168,14 @@ func (q *quota) window() (w, limit int) {
 // setHeaders writes the quota's state into hdr, and Retry-After when the
 // request was refused.
 func (q *quota) setHeaders(hdr http.Header, st quotaState) {
-	w, limit := q.window()
 	reset := math.Ceil(st.wait.Seconds()*1000) / 1000 // to the millisecond, rounded up: never "0.000" for a wait
+	if q.retryAfterOnly {
+		if !st.allowed {
+			hdr["Retry-After"] = []string{strconv.Itoa(max(int(math.Ceil(reset)), 1))}
+		}
+		return
+	}
+	w, limit := q.window()
 	hdr["Ratelimit-Policy"] = []string{`"quota";q=` + strconv.Itoa(limit) + ";w=" + strconv.Itoa(w)}
 	hdr["Ratelimit"] = []string{`"quota";r=` + strconv.Itoa(st.remaining) + ";t=" + strconv.Itoa(int(math.Ceil(reset)))}
 	hdr["X-Ratelimit-Limit"] = []string{strconv.Itoa(limit)}

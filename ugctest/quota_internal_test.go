@@ -66,3 +66,26 @@ func TestQuotaHeaders(t *testing.T) {
 		assert.Equal(t, tt.want, h)
 	}
 }
+
+// TestQuotaHeadersRetryAfterOnly: a quota that says nothing but
+// Retry-After sends it alone, in whole seconds rounded up (at least one),
+// on a refusal, and nothing on an accepted request.
+func TestQuotaHeadersRetryAfterOnly(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		rps  float64
+		st   quotaState
+		want http.Header
+	}{
+		{20, quotaState{allowed: true, remaining: 4}, http.Header{}},
+		{20, quotaState{allowed: true, remaining: 0, wait: 37 * time.Millisecond}, http.Header{}},
+		{20, quotaState{allowed: false, remaining: 0, wait: 49 * time.Millisecond}, http.Header{"Retry-After": {"1"}}},
+		{0.25, quotaState{allowed: false, remaining: 0, wait: 2500 * time.Millisecond}, http.Header{"Retry-After": {"3"}}},
+	}
+	for _, tt := range tests {
+		q := &quota{rps: tt.rps, burst: 1, retryAfterOnly: true}
+		h := http.Header{}
+		q.setHeaders(h, tt.st)
+		assert.Equal(t, tt.want, h)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/internal/pace"
 	"github.com/ugcposts/ugc-go/internal/servertimeouts"
 )
 
@@ -25,8 +26,9 @@ type Server struct {
 	// APIKey is the key the server accepts.
 	APIKey string
 
-	t   testing.TB
-	srv *httptest.Server
+	t     testing.TB
+	srv   *httptest.Server
+	clock *pace.Virtual // the kit clients' (see kit.go)
 }
 
 // NewServer starts a fake server for t with the options given (by default
@@ -49,7 +51,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	servertimeouts.Set(srv.Config)
 	srv.Start()
 	h.tb = t
-	s := &Server{Handler: h, URL: srv.URL + h.basePath, APIKey: key, t: t, srv: srv}
+	s := &Server{Handler: h, URL: srv.URL + h.basePath, APIKey: key, t: t, srv: srv, clock: newKitClock(h)}
 	t.Cleanup(s.reportUnfiredRules)
 	t.Cleanup(srv.Close)
 	return s
@@ -66,11 +68,15 @@ func (s *Server) reportUnfiredRules() {
 // Client returns a client for the server that reads pages strictly
 // (ugc.WithStrictDecoding: the fake follows the contract to the letter, so
 // any deviation is a bug on one side) with retries that do not wait
-// (ugc.WithRetryWait(0, 0)), followed by opts. It calls t.Fatal if the
-// client cannot be built.
+// (ugc.WithRetryWait(0, 0)), followed by opts. It waits no real time on a
+// fault: the wait a fault's 429 names, and a stall, cost milliseconds,
+// while what the client reports is in the time the fault named (a test of
+// a 429 path runs in well under 100 ms); a quota the server has runs by
+// the wall clock (see the package documentation, "Test kit"). It calls
+// t.Fatal if the client cannot be built.
 func (s *Server) Client(opts ...ugc.Option) *ugc.Client {
 	s.t.Helper()
-	all := append([]ugc.Option{ugc.WithStrictDecoding(), ugc.WithRetryWait(0, 0)}, opts...)
+	all := append([]ugc.Option{s.kitOption(), ugc.WithStrictDecoding(), ugc.WithRetryWait(0, 0)}, opts...)
 	c, err := ugc.NewClient(s.URL, s.APIKey, all...)
 	if err != nil {
 		s.t.Fatalf("ugctest: Server.Client: %v", err)

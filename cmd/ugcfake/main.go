@@ -59,9 +59,11 @@
 //	-latency    delay every response, such as 50ms
 //	-base-path  serve under a path prefix, such as /api
 //	-rule       a fault rule as JSON (repeatable)
-//	-quota      a quota per API key: rps[,burst], such as 20,5 (burst
-//	            default 1); over it, requests are answered 429 with
-//	            Retry-After and rate-limit headers (see ugctest.WithQuota)
+//	-quota      a quota per API key: rps[,burst[,retry-after-only]], such
+//	            as 20,5 (burst default 1); over it, requests are answered
+//	            429 with Retry-After and rate-limit headers (see
+//	            ugctest.WithQuota); 20,5,retry-after-only sends no
+//	            rate-limit header, and Retry-After alone on a 429
 package main
 
 import (
@@ -188,7 +190,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		cfg.rules = append(cfg.rules, r)
 		return nil
 	})
-	fs.Func("quota", "a quota per API key, `rps[,burst]`, such as 20,5 (burst default 1)", func(v string) error {
+	fs.Func("quota", "a quota per API key, `rps[,burst[,retry-after-only]]`, such as 20,5 (burst default 1)", func(v string) error {
 		q, err := parseQuota(v)
 		if err != nil {
 			return err
@@ -225,7 +227,7 @@ func newHandler(cfg config, ds *ugctest.Dataset, logger *log.Logger) (*ugctest.H
 		return nil, err
 	}
 	if cfg.quota != nil {
-		if err := h.SetQuota(cfg.quota.RPS, cfg.quota.Burst); err != nil {
+		if err := h.SetQuotaConfig(*cfg.quota); err != nil {
 			return nil, fmt.Errorf("-quota: %w", err)
 		}
 	}
@@ -332,18 +334,25 @@ func loadDataset(path string, posts int, seed uint64) (*ugctest.Dataset, error) 
 	return ugctest.DefaultDataset(), nil
 }
 
-// parseQuota reads -quota: "rps" or "rps,burst".
+// parseQuota reads -quota: "rps", "rps,burst" or
+// "rps,burst,retry-after-only".
 func parseQuota(v string) (ugctest.QuotaConfig, error) {
-	rpsText, burstText, hasBurst := strings.Cut(v, ",")
+	parts := strings.Split(v, ",")
 	q := ugctest.QuotaConfig{Burst: 1}
 	var err error
-	if q.RPS, err = strconv.ParseFloat(strings.TrimSpace(rpsText), 64); err != nil || !(q.RPS > 0) || q.RPS > 1e6 {
-		return q, fmt.Errorf("rate %q is not a positive number of requests a second", rpsText)
+	if q.RPS, err = strconv.ParseFloat(strings.TrimSpace(parts[0]), 64); err != nil || !(q.RPS > 0) || q.RPS > 1e6 {
+		return q, fmt.Errorf("rate %q is not a positive number of requests a second", parts[0])
 	}
-	if hasBurst {
-		if q.Burst, err = strconv.Atoi(strings.TrimSpace(burstText)); err != nil || q.Burst < 1 {
-			return q, fmt.Errorf("burst %q is not a count of at least 1", burstText)
+	if len(parts) > 1 {
+		if q.Burst, err = strconv.Atoi(strings.TrimSpace(parts[1])); err != nil || q.Burst < 1 {
+			return q, fmt.Errorf("burst %q is not a count of at least 1", parts[1])
 		}
+	}
+	switch {
+	case len(parts) == 3 && strings.TrimSpace(parts[2]) == "retry-after-only":
+		q.RetryAfterOnly = true
+	case len(parts) > 2:
+		return q, fmt.Errorf("%q: want rps[,burst[,retry-after-only]]", v)
 	}
 	return q, nil
 }

@@ -295,3 +295,42 @@ func TestCommandQuota(t *testing.T) {
 	assert.Equal(t, http.StatusOK, status)
 	assert.Equal(t, "null", body)
 }
+
+// TestCommandQuotaRetryAfterOnly: -quota rps,burst,retry-after-only puts
+// the server behind a quota that says nothing but Retry-After.
+func TestCommandQuotaRetryAfterOnly(t *testing.T) {
+	t.Parallel()
+	_, b, _ := startCommand(t, "-quota", "1,1,retry-after-only")
+	status, body := controlCall(t, b, http.MethodGet, "/quota", "")
+	require.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"rps":1,"burst":1,"retryAfterOnly":true}`, body)
+	var last *http.Response
+	for range 2 {
+		req, err := http.NewRequest(http.MethodGet, b.URL+"/v1/posts?limit=1", nil)
+		require.NoError(t, err)
+		req.Header.Set("x-api-key", b.APIKey)
+		last, err = http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		last.Body.Close()
+		assert.Empty(t, last.Header.Get("X-RateLimit-Limit"), "no rate-limit header")
+	}
+	assert.Equal(t, http.StatusTooManyRequests, last.StatusCode)
+	assert.Equal(t, "1", last.Header.Get("Retry-After"))
+}
+
+func TestParseQuota(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]ugctest.QuotaConfig{
+		"20":                       {RPS: 20, Burst: 1},
+		"20,5":                     {RPS: 20, Burst: 5},
+		"0.5, 2, retry-after-only": {RPS: 0.5, Burst: 2, RetryAfterOnly: true},
+	} {
+		got, err := parseQuota(v)
+		require.NoError(t, err, v)
+		assert.Equal(t, want, got, v)
+	}
+	for _, v := range []string{"", "0", "x,1", "1,0", "1,2,headers", "1,2,retry-after-only,3"} {
+		_, err := parseQuota(v)
+		assert.Error(t, err, v)
+	}
+}

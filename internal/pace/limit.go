@@ -1,4 +1,4 @@
-package ugc
+package pace
 
 import (
 	"math"
@@ -8,47 +8,36 @@ import (
 	"time"
 )
 
-// RateLimit is what one answer said about the client's quota, read from
-// the headers a server sends for it: the IETF fields RateLimit-Policy
-// ("default";q=100;w=60) and RateLimit ("default";r=40;t=30), their older
-// draft form RateLimit-Limit, -Remaining and -Reset, the common
-// X-RateLimit-Limit, -Remaining and -Reset, and Retry-After. Where the IETF
-// fields and the X- ones both say something, the IETF fields win, but for
-// a finer X-RateLimit-Reset within the same second as theirs.
-type RateLimit struct {
+// Limit is what one answer said about the client's quota. Package ugc
+// exports the same fields as ugc.RateLimit, and converts between the two.
+type Limit struct {
 	// Policy is the name of the quota policy (RateLimit-Policy), "" if none.
 	Policy string
 	// Limit is the quota: requests allowed per Window; -1 when not sent.
 	Limit int
-	// Window is the policy's window (the w parameter); 0 when not sent.
+	// Window is the policy's window; 0 when not sent.
 	Window time.Duration
 	// Remaining is how many requests the quota still allows; -1 when not
 	// sent.
 	Remaining int
-	// Reset is how long until the quota is restored (RateLimit's t,
-	// X-RateLimit-Reset); 0 when not sent. X-RateLimit-Reset is read as
-	// seconds to wait when below 10⁹, as a Unix time in seconds when
-	// below 10¹², else in milliseconds; decimals are kept.
+	// Reset is how long until the quota is restored; 0 when not sent.
 	Reset time.Duration
-	// RetryAfter is the wait the answer named (Retry-After, in seconds or
-	// as an HTTP date); 0 when it named none. Retry-After has a resolution
-	// of one second: with a Reset less than a second before it, the two
-	// name the same instant, and RetryAfter is the more precise Reset.
+	// RetryAfter is the wait the answer named (Retry-After); 0 for none.
 	RetryAfter time.Duration
 }
 
 // Rate returns the policy's rate in requests per second (Limit ÷ Window),
 // or 0 when the answer did not say both.
-func (r RateLimit) Rate() float64 {
+func (r Limit) Rate() float64 {
 	if r.Limit <= 0 || r.Window <= 0 {
 		return 0
 	}
 	return float64(r.Limit) / r.Window.Seconds()
 }
 
-// namedWait is the wait a throttled answer names: its Retry-After, or its
+// NamedWait is the wait a throttled answer names: its Retry-After, or its
 // Reset when nothing remains; 0 when it names none.
-func (r RateLimit) namedWait() time.Duration {
+func (r Limit) NamedWait() time.Duration {
 	if r.RetryAfter > 0 {
 		return r.RetryAfter
 	}
@@ -71,13 +60,21 @@ const (
 	hdrXReset          = "X-Ratelimit-Reset"
 )
 
-// maxNamedWait bounds any wait read from a header.
-const maxNamedWait = 24 * time.Hour
+// MaxNamedWait bounds every wait read from a header, whatever its form
+// (seconds, an HTTP date, a Unix time): a server that names a year is
+// waited a day at most.
+const MaxNamedWait = 24 * time.Hour
 
-// parseRateLimit reads the rate-limit headers of h at time now; ok is false
-// when h has none of them (a Retry-After alone counts).
-func parseRateLimit(h http.Header, now time.Time) (rl RateLimit, ok bool) {
-	rl = RateLimit{Limit: -1, Remaining: -1}
+// Parse reads the rate-limit headers of h at time now: the IETF fields
+// RateLimit-Policy ("default";q=100;w=60) and RateLimit
+// ("default";r=40;t=30), their older draft form RateLimit-Limit, -Remaining
+// and -Reset, the common X-RateLimit-Limit, -Remaining and -Reset, and
+// Retry-After. Where the IETF fields and the X- ones both say something,
+// the IETF fields win, but for a finer X-RateLimit-Reset within the same
+// second as theirs. ok is false when h has none of them (a Retry-After
+// alone counts).
+func Parse(h http.Header, now time.Time) (rl Limit, ok bool) {
+	rl = Limit{Limit: -1, Remaining: -1}
 	// The X- fields first: the IETF ones, read after, win.
 	xReset, okX := readXRateLimit(h, now, &rl)
 	okDraft := readDraftRateLimit(h, &rl)
@@ -91,7 +88,7 @@ func parseRateLimit(h http.Header, now time.Time) (rl RateLimit, ok bool) {
 
 // readXRateLimit reads the X-RateLimit-* fields into rl, and returns the
 // reset they said (0 for none) and whether there was any.
-func readXRateLimit(h http.Header, now time.Time, rl *RateLimit) (reset time.Duration, ok bool) {
+func readXRateLimit(h http.Header, now time.Time, rl *Limit) (reset time.Duration, ok bool) {
 	if v, found := h[hdrXLimit]; found {
 		ok, rl.Limit = true, leadingInt(v[0])
 	}
@@ -107,7 +104,7 @@ func readXRateLimit(h http.Header, now time.Time, rl *RateLimit) (reset time.Dur
 
 // readDraftRateLimit reads the older draft's RateLimit-Limit, -Remaining
 // and -Reset fields into rl, and reports whether there was any.
-func readDraftRateLimit(h http.Header, rl *RateLimit) (ok bool) {
+func readDraftRateLimit(h http.Header, rl *Limit) (ok bool) {
 	if v, found := h[hdrRLLimit]; found {
 		ok, rl.Limit = true, leadingInt(v[0])
 	}
@@ -122,7 +119,7 @@ func readDraftRateLimit(h http.Header, rl *RateLimit) (ok bool) {
 
 // readIETFRateLimit reads the IETF RateLimit-Policy and RateLimit fields
 // into rl, and reports whether there was either.
-func readIETFRateLimit(h http.Header, rl *RateLimit) (ok bool) {
+func readIETFRateLimit(h http.Header, rl *Limit) (ok bool) {
 	if v, found := h[hdrRateLimitPolicy]; found {
 		ok = true
 		name, params := firstItem(v[0])
@@ -149,12 +146,12 @@ func readIETFRateLimit(h http.Header, rl *RateLimit) (ok bool) {
 
 // readRetryAfter reads Retry-After into rl, refined by a reset that names
 // the same instant more precisely, and reports whether there was one.
-func readRetryAfter(h http.Header, now time.Time, rl *RateLimit) bool {
+func readRetryAfter(h http.Header, now time.Time, rl *Limit) bool {
 	v, found := h[hdrRetryAfter]
 	if !found {
 		return false
 	}
-	if d, parsed := parseRetryAfter(v[0], now); parsed {
+	if d, parsed := ParseRetryAfter(v[0], now); parsed {
 		rl.RetryAfter = d
 		if rl.Reset > d-time.Second && rl.Reset < d {
 			rl.RetryAfter = rl.Reset // the same instant, said in whole seconds
@@ -162,6 +159,32 @@ func readRetryAfter(h http.Header, now time.Time, rl *RateLimit) bool {
 	}
 	return true
 }
+
+// ParseRetryAfter reads a Retry-After value, delay seconds or an HTTP date
+// (any of the three forms net/http reads), as a wait from now of at most
+// [MaxNamedWait]. A date names an instant to the second, and reaches the
+// client after its time in transit: one less than a second ahead, or
+// already past, is read as a wait of one second (0 seconds, though, is 0:
+// retry now). ok is false for a value that is neither.
+func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		return time.Duration(min(secs, int64(MaxNamedWait/time.Second))) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return bounded(max(t.Sub(now), time.Second)), true
+	}
+	return 0, false
+}
+
+// bounded returns d within 0 and MaxNamedWait.
+func bounded(d time.Duration) time.Duration { return min(max(d, 0), MaxNamedWait) }
 
 // firstItem reads the first member of a structured-field list such as
 // `"default";q=100;w=60, "other";q=5`: its name (quotes removed) and its
@@ -193,17 +216,21 @@ func leadingInt(v string) int {
 }
 
 // seconds reads a number of seconds, decimals allowed, as a duration
-// bounded by maxNamedWait; 0 when it is not a non-negative number.
+// bounded by MaxNamedWait; 0 when it is not a non-negative number.
 func seconds(v string) time.Duration {
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil || f < 0 || math.IsNaN(f) {
 		return 0
 	}
-	return min(time.Duration(f*float64(time.Second)), maxNamedWait)
+	if f >= MaxNamedWait.Seconds() { // before the product: past 292 years it overflows
+		return MaxNamedWait
+	}
+	return time.Duration(f * float64(time.Second))
 }
 
-// resetValue reads X-RateLimit-Reset: seconds to wait, a Unix time in
-// seconds, or one in milliseconds, told apart by size.
+// resetValue reads X-RateLimit-Reset: seconds to wait when below 10⁹, a
+// Unix time in seconds when below 10¹², else one in milliseconds;
+// decimals are kept.
 func resetValue(v string, now time.Time) time.Duration {
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
@@ -212,11 +239,11 @@ func resetValue(v string, now time.Time) time.Duration {
 	var at time.Time
 	switch {
 	case f < 1e9:
-		return min(time.Duration(f*float64(time.Second)), maxNamedWait)
+		return min(time.Duration(f*float64(time.Second)), MaxNamedWait)
 	case f < 1e12:
 		at = time.Unix(0, int64(f*1e9))
 	default:
 		at = time.UnixMilli(int64(f))
 	}
-	return min(max(at.Sub(now), 0), maxNamedWait)
+	return bounded(at.Sub(now))
 }

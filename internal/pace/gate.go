@@ -1,0 +1,159 @@
+package pace
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Gate lets a client's requests go one at a time, in the order they came,
+// each when its Pacer allows, waiting on its Clock. Until the pacer is
+// active a request costs the pacer's record of it and nothing more.
+type Gate struct {
+	pacer *Pacer
+	clock Clock
+
+	mu sync.Mutex
+	// served is the number of the place in line whose turn it is, issued
+	// the next number to give out; gone holds the places whose request
+	// left the line before its turn.
+	served, issued uint64
+	gone           map[uint64]bool
+	// moved is closed, and replaced, each time the line moves on.
+	moved chan struct{}
+
+	waited atomic.Int64 // nanoseconds requests waited for their turn, in all
+}
+
+// NewGate returns a gate for p on clock.
+func NewGate(p *Pacer, clock Clock) *Gate {
+	return &Gate{pacer: p, clock: clock, gone: map[uint64]bool{}, moved: make(chan struct{})}
+}
+
+// Pacer returns the gate's pacer.
+func (g *Gate) Pacer() *Pacer { return g.pacer }
+
+// Clock returns the gate's clock.
+func (g *Gate) Clock() Clock { return g.clock }
+
+// Waited returns how long requests waited for their turn, in all.
+func (g *Gate) Waited() time.Duration { return time.Duration(g.waited.Load()) }
+
+// WaitError is a turn refused at once because it would have come later
+// than the caller could wait.
+type WaitError struct {
+	// Wait is how long the request would have waited for its turn, and
+	// Pause the part of it that is the client-wide pause a server named
+	// (the rest is the requests before it at the pacing rate).
+	Wait, Pause time.Duration
+	// Limit is how long the caller could wait.
+	Limit time.Duration
+}
+
+// Error says how long the wait would have been.
+func (e *WaitError) Error() string {
+	return fmt.Sprintf("a turn in %v (pause %v) is later than the %v the call can wait", e.Wait, e.Pause, e.Limit)
+}
+
+// Turn waits for a request's turn and lets it go: it returns the
+// request's ticket, for [Pacer.Answered] or [Pacer.Lost], and how long it
+// waited. A turn that would come later than limit from now (a negative
+// limit: no bound but ctx's) is refused at once with a *WaitError; a
+// context that ends first ends the wait with ctx.Err(). Either way the
+// request holds no place.
+func (g *Gate) Turn(ctx context.Context, limit time.Duration) (Ticket, time.Duration, error) {
+	start := g.clock.Now()
+	if !g.pacer.Active() {
+		return g.pacer.Send(start), 0, nil
+	}
+	g.mu.Lock()
+	place := g.issued
+	g.issued++
+	g.mu.Unlock()
+	var until time.Time
+	if limit >= 0 {
+		until = start.Add(limit)
+	}
+	t, err := g.wait(ctx, place, until)
+	d := g.clock.Now().Sub(start)
+	g.waited.Add(int64(d))
+	return t, d, err
+}
+
+// wait waits for place's turn in line, then for the pacer, until at most
+// until (zero: no bound but ctx's).
+func (g *Gate) wait(ctx context.Context, place uint64, until time.Time) (Ticket, error) {
+	for {
+		g.mu.Lock()
+		ahead, moved := place-g.served, g.moved
+		g.mu.Unlock()
+		now := g.clock.Now()
+		if err := g.within(now, ahead, until); err != nil {
+			g.leave(place)
+			return Ticket{}, err
+		}
+		if ahead == 0 {
+			break
+		}
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			g.leave(place)
+			return Ticket{}, ctx.Err()
+		}
+	}
+	for {
+		now := g.clock.Now()
+		at := g.pacer.Earliest(now)
+		if !at.After(now) {
+			t := g.pacer.Send(now)
+			g.leave(place)
+			return t, nil
+		}
+		if err := g.within(now, 0, until); err != nil {
+			g.leave(place)
+			return Ticket{}, err
+		}
+		c, stop := g.clock.After(at.Sub(now))
+		select {
+		case <-c:
+		case <-ctx.Done():
+			stop()
+			g.leave(place)
+			return Ticket{}, ctx.Err()
+		}
+	}
+}
+
+// within returns a *WaitError when a request with ahead requests before
+// it in line would get its turn after until (zero: no bound).
+func (g *Gate) within(now time.Time, ahead uint64, until time.Time) error {
+	if until.IsZero() {
+		return nil
+	}
+	wait := max(g.pacer.Earliest(now).Sub(now), 0) + time.Duration(ahead)*g.pacer.Interval()
+	if left := until.Sub(now); wait > left {
+		return &WaitError{Wait: wait, Pause: min(g.pacer.PauseLeft(now), wait), Limit: max(left, 0)}
+	}
+	return nil
+}
+
+// leave gives up place: served on, the line moves; not yet, it is passed
+// over when its turn comes.
+func (g *Gate) leave(place uint64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if place != g.served {
+		g.gone[place] = true
+		return
+	}
+	g.served++
+	for g.gone[g.served] {
+		delete(g.gone, g.served)
+		g.served++
+	}
+	close(g.moved)
+	g.moved = make(chan struct{})
+}

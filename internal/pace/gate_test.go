@@ -1,0 +1,151 @@
+package pace
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// stepClock is a clock a test moves: After returns a channel that fires
+// when the test has moved the clock past the wait.
+type stepClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	waiters []stepWaiter
+}
+
+type stepWaiter struct {
+	at time.Time
+	c  chan time.Time
+}
+
+func newStepClock() *stepClock { return &stepClock{now: simEpoch} }
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *stepClock) After(d time.Duration) (<-chan time.Time, func() bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	if d <= 0 {
+		ch <- c.now
+		return ch, func() bool { return false }
+	}
+	c.waiters = append(c.waiters, stepWaiter{at: c.now.Add(d), c: ch})
+	return ch, func() bool { return true }
+}
+
+// advance moves the clock by d, firing the waits that end.
+func (c *stepClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if w.at.After(c.now) {
+			kept = append(kept, w)
+			continue
+		}
+		w.c <- c.now
+	}
+	c.waiters = kept
+}
+
+// waiting returns how many waits are pending.
+func (c *stepClock) waiting() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiters)
+}
+
+// TestGateServesInOrder: at a configured rate of 10 a second (burst 1),
+// four requests queued together go one at a time, in the order they came,
+// a tenth of a second (and the headroom) apart.
+func TestGateServesInOrder(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock()
+	g := NewGate(New(10, 1), clock)
+	ticket, _, err := g.Turn(context.Background(), -1)
+	require.NoError(t, err, "the first goes at once")
+	g.Pacer().Lost(ticket)
+
+	order := make(chan int, 4)
+	for i := range 4 {
+		go func() {
+			ticket, _, err := g.Turn(context.Background(), -1)
+			assert.NoError(t, err)
+			order <- i
+			g.Pacer().Lost(ticket)
+		}()
+		require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.issued == uint64(i+2) }, time.Second, time.Millisecond, "request %d in line", i)
+	}
+	for i := range 4 {
+		require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
+		clock.advance(g.Pacer().Interval())
+		assert.Equal(t, i, <-order, "served in the order they came")
+	}
+}
+
+// TestGateRefusesATurnBeyondTheLimit: during a pause of a minute, a turn
+// that may wait a second is refused at once with the time to the pause's
+// end; one that may wait longer waits for it.
+func TestGateRefusesATurnBeyondTheLimit(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock()
+	g := NewGate(New(0, 0), clock)
+	ticket, _, err := g.Turn(context.Background(), -1)
+	require.NoError(t, err)
+	g.Pacer().Answered(clock.Now(), ticket, Answer{Status: http.StatusTooManyRequests, Limit: Limit{RetryAfter: time.Minute, Limit: -1, Remaining: -1}, Found: true})
+
+	_, waited, err := g.Turn(context.Background(), time.Second)
+	var we *WaitError
+	require.ErrorAs(t, err, &we)
+	assert.Equal(t, time.Minute, we.Wait)
+	assert.Equal(t, time.Minute, we.Pause)
+	assert.Equal(t, time.Second, we.Limit)
+	assert.Zero(t, waited, "refused at once")
+
+	done := make(chan error, 1)
+	go func() {
+		ticket, _, err := g.Turn(context.Background(), 2*time.Minute)
+		if err == nil {
+			g.Pacer().Lost(ticket)
+		}
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
+	clock.advance(time.Minute)
+	require.NoError(t, <-done, "it waited for the pause's end")
+}
+
+// TestGateLineMovesPastALeaver: a request whose context ends while it is
+// in line leaves it, and the one behind it is served in its place.
+func TestGateLineMovesPastALeaver(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock()
+	g := NewGate(New(10, 1), clock)
+	ticket, _, err := g.Turn(context.Background(), -1)
+	require.NoError(t, err)
+	g.Pacer().Lost(ticket)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	first, second := make(chan error, 1), make(chan error, 1)
+	go func() { _, _, err := g.Turn(ctx, -1); first <- err }()
+	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
+	go func() { _, _, err := g.Turn(context.Background(), -1); second <- err }()
+	require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.issued == 3 }, time.Second, time.Millisecond)
+	cancel()
+	assert.ErrorIs(t, <-first, context.Canceled)
+	require.Eventually(t, func() bool { return clock.waiting() >= 1 }, time.Second, time.Millisecond)
+	clock.advance(time.Second)
+	assert.NoError(t, <-second)
+}

@@ -1,0 +1,520 @@
+package pace
+
+import (
+	"math"
+	"time"
+)
+
+// learner learns the quota of a server that says nothing of it but a
+// throttle's named wait, from what succeeded: the times its own requests
+// were sent, and which were accepted. It models the server as a token
+// bucket of q requests a second holding at most b, the usual quota, and
+// after each throttle it finds the q (and b) that would have refused that
+// request and accepted the ones before it. It then paces just under q,
+// and probes upward slowly (a cubic curve, as TCP CUBIC: flat near the
+// learned rate, faster away from it), by requests that succeeded, so that
+// nothing grows while the client is paused or idle. The caller serialises
+// the calls and tells it the time.
+type learner struct {
+	hist    []sendRecord // a ring of histLen, made at the first record
+	histEnd int          // records written; the ring holds the last histLen
+	// epoch is the time of the first record: records hold seconds since.
+	epoch time.Time
+
+	// engaged is set by the first throttle: until then nothing is capped.
+	engaged bool
+	// est is the learned quota q̂, in requests a second, between lo and hi,
+	// the bounds the phases since the quota last changed prove: for each
+	// size b the server's bucket may have, the interval of q (candidates);
+	// a size no rate explains every phase with is ruled out.
+	est, lo, hi float64
+	candidates  []candidate
+	// ramping: no estimate yet; the rate is 2^ramp requests a second, and
+	// doubles every rampTime of requests sent (at least every success).
+	ramping bool
+	ramp    float64
+	// succeeded counts the successes since the curve started (at the last
+	// throttle); plateau is the curve's flat part, in successes. confirmed
+	// counts the probes in a row that found the quota where it was
+	// learned: each doubles the plateau, up to maxConfirmed times.
+	succeeded, plateau float64
+	confirmed          int
+	// phase is the end of the last pause, when the phase began: a throttle
+	// of a request sent before it is part of the congestion already
+	// learned from. from is the phase's first ticket; pause is the wait
+	// the throttle named, which refilled the server's bucket by q·pause
+	// (up to b) from empty.
+	phase time.Time
+	from  uint64
+	pause time.Duration
+	// firstAccepted is how many requests the first phase (all sent
+	// before the first throttle's answer) had accepted, counted again
+	// once their answers came; firstEnd is the first ticket after it, and
+	// firstThrottled the first throttle's. The first phase began, it is
+	// assumed, with a full bucket: it bounds q for each size b too.
+	firstAccepted  float64
+	firstEnd       int
+	firstThrottled uint64
+}
+
+// candidate is a size b the server's bucket may have, and the bounds on
+// its rate that the phases since the quota last changed prove for it.
+type candidate struct{ b, lo, hi float64 }
+
+// A record of one request: when it was sent, and what came of it.
+type sendRecord struct {
+	sent    float64 // seconds since the learner's epoch
+	rtt     float64 // seconds from sending to the answer; 0 until it came
+	outcome outcome
+	// paced: the rate held the request back (see record).
+	paced bool
+}
+
+type outcome uint8
+
+const (
+	pending outcome = iota
+	accepted
+	refused
+	lost // no answer: neither accepted nor refused, as far as we know
+)
+
+// histLen is how many requests the learner remembers.
+const histLen = 4096
+
+// Learning parameters.
+const (
+	// settleBelow is how far under the learned rate the client settles
+	// after a throttle (the CUBIC curve's starting point).
+	settleBelow = 0.03
+	// plateauTime is the flat part of the curve, in seconds of requests
+	// at the learned rate: with a stable quota, at most one throttle in
+	// so long; plateauPauses makes it at least that many named waits long,
+	// so that a long Retry-After costs a twelfth of the time at most.
+	plateauTime   = 30.0
+	plateauPauses = 18.0
+	// looseBounds: bounds on q wider than this fraction of it shorten
+	// the plateau in proportion, down to plateauTime.
+	looseBounds = 0.05
+	// backOff multiplies the rate when no bucket explains a throttle.
+	backOff = 0.7
+	// maxConfirmed bounds the doublings of the plateau by probes that
+	// confirmed the quota: a quota that grew is found within four
+	// plateaus at most.
+	maxConfirmed = 2
+	// maxPlateau bounds the lengthening of a plateau by confirmations,
+	// in seconds (a quota that grew is found within about as long).
+	maxPlateau = 120.0
+	// estimateAt is where between the bounds on q the estimate lies.
+	estimateAt = 0.3
+	// probeSpeed: past the plateau the curve climbs as it would were its
+	// plateau this many times shorter: 2.35 times the learned rate a
+	// third of a plateau past it (a quota that grew is found within two).
+	probeSpeed = 5.0
+	// usedRate: the curve moves on only while the client sends at this
+	// share of the rate allowed or more, over the last rateWindow
+	// requests.
+	usedRate   = 0.8
+	rateWindow = 32
+	// probeCeiling bounds the probe, as a multiple of the learned rate: a
+	// whole plateau there without a throttle doubles what is learned.
+	probeCeiling = 2.0
+	// rampTime: while no estimate exists, the rate doubles with each
+	// rampTime of requests sent at it, and at least with each success.
+	rampTime = 0.1
+	// maxBurst is the largest bucket the learner considers, and
+	// minBurstRange the largest it always considers (a first phase that
+	// did not begin with a full bucket shows a smaller one).
+	maxBurst      = 4096
+	minBurstRange = 64
+	// minRate bounds the rate from below, in requests a second.
+	minRate = 0.05
+	// maxRate bounds the rate from above.
+	maxRate = 1e6
+)
+
+// record remembers a request sent at t, and returns its ticket. paced
+// says the rate held it back: its success says the rate held; one sent
+// slower than allowed says nothing of a higher rate.
+func (l *learner) record(t time.Time, paced bool) uint64 {
+	i := l.histEnd
+	if i == 0 {
+		l.epoch = t
+		l.hist = make([]sendRecord, histLen)
+	}
+	l.hist[i%histLen] = sendRecord{sent: l.seconds(t), paced: paced}
+	l.histEnd++
+	return uint64(i)
+}
+
+// answered sets the outcome of the request of ticket i, answered at now,
+// if remembered.
+func (l *learner) answered(i uint64, now time.Time, o outcome) {
+	if !l.remembered(int(i)) {
+		return
+	}
+	r := &l.hist[i%histLen]
+	r.outcome = o
+	r.rtt = l.seconds(now) - r.sent
+}
+
+// seconds returns t in seconds since the epoch.
+func (l *learner) seconds(t time.Time) float64 { return t.Sub(l.epoch).Seconds() }
+
+// rate returns the rate the learner allows now, in requests a second;
+// +Inf when it is not engaged.
+func (l *learner) rate() float64 {
+	switch {
+	case !l.engaged:
+		return math.Inf(1)
+	case l.ramping:
+		return min(math.Exp2(l.ramp), maxRate)
+	}
+	x := (l.succeeded - l.plateau) / l.plateau
+	if x > 0 {
+		x *= probeSpeed // past the plateau, probe faster than it was left
+	}
+	return min(max(l.est*min(1+settleBelow*x*x*x, probeCeiling), minRate), maxRate)
+}
+
+// success takes the acceptance of the request of ticket i: the curve
+// moves on, if the rate held the request back and the client has been
+// sending at about the rate allowed (a client that sends slower than it
+// may proves nothing of a higher rate, as TCP's congestion window
+// validation has it).
+func (l *learner) success(i uint64) {
+	if !l.engaged || !l.remembered(int(i)) || !l.hist[i%histLen].paced || l.sendRate() < usedRate*l.rate() {
+		return
+	}
+	l.succeeded++
+	if !l.ramping && l.succeeded >= 2*l.plateau && l.rate() >= probeCeiling*l.est {
+		// a whole plateau at the probe's ceiling without a throttle: the
+		// quota is at least that; learn again from there
+		l.est *= probeCeiling
+		l.candidates, l.lo, l.hi = nil, l.est, math.Inf(1)
+		l.succeeded = l.plateau
+	}
+	if l.ramping {
+		l.ramp += 1 / max(1, math.Exp2(l.ramp)*rampTime)
+	}
+}
+
+// throttled takes a throttle of the request of ticket i, sent at sent,
+// whose answer named wait (the pause the client then takes, which ends at
+// resume): it learns the quota from what was accepted before it, and
+// starts the curve again. It returns false when the request was sent
+// before the last pause ended (part of the congestion already learned
+// from): it teaches nothing new.
+func (l *learner) throttled(i uint64, sent, resume time.Time, wait time.Duration) bool {
+	if l.engaged && sent.Before(l.phase) {
+		return false
+	}
+	switch {
+	case !l.engaged:
+		l.firstThrottle(i)
+	default:
+		l.learn(i)
+	}
+	l.engaged = true
+	l.succeeded = 0
+	l.phase, l.from, l.pause = resume, uint64(l.histEnd), wait
+	return true
+}
+
+// firstThrottle starts the learning: what was sent before the first
+// throttle shows that the server's bucket emptied, not how fast it fills
+// (a client faster than its quota empties the bucket in milliseconds), so
+// the client ramps up from what the bucket gave (what was accepted, per
+// second, at least one) until the next throttle shows the rate.
+func (l *learner) firstThrottle(i uint64) {
+	l.firstEnd, l.firstThrottled = l.histEnd, i
+	l.firstAccepted = l.acceptedIn(l.oldest(), l.firstEnd)
+	l.ramping = true
+	l.ramp = math.Log2(max(l.firstAccepted, 1))
+	l.lo, l.hi = 0, math.Inf(1)
+}
+
+// acceptedIn counts the records from lo to hi-1 that were accepted (or
+// are still in flight).
+func (l *learner) acceptedIn(lo, hi int) float64 {
+	n := 0.0
+	for k := max(lo, l.oldest()); k < hi; k++ {
+		if o := l.hist[k%histLen].outcome; o == accepted || o == pending {
+			n++
+		}
+	}
+	return n
+}
+
+// sendRate returns the rate of the last rateWindow requests sent, in
+// requests a second; +Inf before there are so many.
+func (l *learner) sendRate() float64 {
+	if l.histEnd <= rateWindow {
+		return math.Inf(1)
+	}
+	last := l.hist[(l.histEnd-1)%histLen].sent
+	first := l.hist[(l.histEnd-1-rateWindow)%histLen].sent
+	return rateWindow / max(last-first, 1e-9)
+}
+
+// oldest returns the ticket of the oldest record remembered.
+func (l *learner) oldest() int { return max(l.histEnd-histLen, 0) }
+
+// remembered reports whether record k is still in the ring.
+func (l *learner) remembered(k int) bool { return k >= l.oldest() && k < l.histEnd }
+
+// learn finds, for each size the server's bucket may have, the bounds
+// on q that the phase the throttle of ticket i ends proves, and keeps
+// those of the earlier phases where they agree. Where none agree, or the
+// throttle came before the plateau's end (the quota was learned too
+// high), the phase starts the learning again: the quota changed. It
+// settles just under an estimate between all the bounds left; where
+// nothing explains the phase, it backs off. A probe that finds the quota
+// where it was learned lengthens the next plateau; loose bounds shorten
+// it.
+func (l *learner) learn(i uint64) {
+	if l.firstEnd > 0 {
+		// the second throttle: the answers in flight at the first have
+		// come, and the first phase bounds q for each size of bucket
+		l.firstAccepted = l.acceptedIn(l.oldest(), l.firstEnd)
+		l.firstEnd = 0
+		if l.oneAtATime(l.firstWindow(), l.firstThrottled) {
+			// (requests in flight together may have arrived in another
+			// order than they were sent: the first phase's bounds would
+			// not hold)
+			l.candidates = l.windowBounds(l.firstWindow(), l.firstThrottled)
+		}
+	}
+	phase := l.phaseBounds(i)
+	if len(phase) == 0 && l.firstAccepted < maxBurst {
+		// no bucket up to the largest seen explains the phase: perhaps a
+		// larger one (a quota that changed, or a first phase that did not
+		// begin full)
+		l.firstAccepted = min(2*max(l.firstAccepted, 1), maxBurst)
+		phase = l.phaseBounds(i)
+	}
+	kept := l.candidates[:0:0]
+	early := !l.ramping && l.succeeded < l.plateau // throttled before the plateau's end: learned too high
+	for _, c := range l.candidates {
+		if early {
+			break
+		}
+		for _, p := range phase {
+			if p.b == c.b && max(c.lo, p.lo) <= min(c.hi, p.hi) {
+				kept = append(kept, candidate{c.b, max(c.lo, p.lo), min(c.hi, p.hi)})
+			}
+		}
+	}
+	switch {
+	case len(kept) == 0:
+		kept = phase // the quota changed, or was learned too high
+		l.confirmed = 0
+	case !l.ramping:
+		l.confirmed = min(l.confirmed+1, maxConfirmed)
+	}
+	if len(kept) == 0 {
+		// nothing the learner can tell apart explains the phase: back
+		// off as TCP does, and learn again from the phases to come
+		l.candidates, l.lo, l.hi = nil, 0, math.Inf(1)
+		l.est = max(min(l.est, l.rate())*backOff, minRate)
+		l.plateau = l.est * plateauTime
+		return
+	}
+	l.candidates = kept
+	l.lo, l.hi = math.Inf(1), 0
+	for _, c := range kept {
+		l.lo, l.hi = min(l.lo, c.lo), max(l.hi, c.hi)
+	}
+	switch {
+	case len(kept) == 0 || l.hi >= maxRate:
+		// the phase proves nothing (a throttle at once after a pause that
+		// named no wait): the estimate stands
+		l.lo, l.hi = 0, math.Inf(1)
+		l.est = max(l.est, minRate)
+		if l.ramping {
+			l.est = max(l.rate()/2, minRate)
+		}
+	default:
+		l.est = max(mid(l.lo, l.hi), minRate)
+	}
+	l.ramping = false
+	flat := max(plateauTime, plateauPauses*l.pause.Seconds())
+	if width := (l.hi - l.lo) / l.est; width > looseBounds {
+		// loose bounds are probed sooner: the long plateau of a long
+		// named wait is for a quota learned well
+		flat = max(flat*looseBounds/width, plateauTime)
+	}
+	l.plateau = l.est * max(flat, min(flat*math.Exp2(float64(l.confirmed)), maxPlateau))
+}
+
+// phaseBounds returns, for each size b the server's bucket may have (from
+// one to what the first phase accepted), the bounds on q that the phase
+// the throttle of ticket i ends proves, where some q explains it.
+func (l *learner) phaseBounds(i uint64) []candidate {
+	return l.windowBounds(l.phaseWindow(), i)
+}
+
+// windowBounds returns, for each size b the server's bucket may have
+// (from one to what the first phase accepted), the bounds on q that the
+// requests of w up to the throttle of ticket i prove, where some q
+// explains them.
+func (l *learner) windowBounds(w window, i uint64) []candidate {
+	var out []candidate
+	for _, b := range bucketSizes(l.firstAccepted) {
+		if lo, hi := l.bounds(w, i, b); lo <= hi && hi > 0 {
+			out = append(out, candidate{b, lo, hi})
+		}
+	}
+	return out
+}
+
+// bucketSizes returns the sizes of bucket the learner tells apart, up to
+// most: every one up to 4, then steps of about a third.
+func bucketSizes(most float64) []float64 {
+	var out []float64
+	for b := 1.0; b <= max(most, 1); b = max(b+1, math.Round(b*4/3)) {
+		out = append(out, b)
+	}
+	return out
+}
+
+// mid is the estimate between the bounds lo and hi: nearer lo, as
+// overshooting costs a throttle and its pause, and undershooting only the
+// rate until the next probe.
+func mid(lo, hi float64) float64 {
+	if math.IsInf(hi, 1) {
+		return lo
+	}
+	return lo + (hi-lo)*estimateAt
+}
+
+// Slack of the bounds, in tokens: a request's time in transit varies, so
+// the server's bucket is not exactly the one replayed on send times.
+const boundSlack = 0.1
+
+// bounds returns the bounds on q that the phase the throttle of ticket i
+// ends proves, for a bucket holding at most b: every request accepted had
+// a token (q at least lo), the throttled one had none (q below hi). The
+// replay runs on the times the requests were sent, and the server's
+// bucket on the times they arrived: each bound gives way by the refill of
+// the spread of the times in transit (half that of the round trips) and
+// a tenth of a token.
+func (l *learner) bounds(w window, i uint64, b float64) (lo, hi float64) {
+	spread := l.transitSpread(w, i)
+	lo = bisect(func(q float64) bool { return l.replay(w, i, q, b, 0) >= 1-boundSlack-q*spread })
+	hi = bisect(func(q float64) bool { return l.replay(w, i, q, b, spread+boundSlack/q) >= 1 })
+	return lo, hi
+}
+
+// transitSpread returns half the spread of the round trips of the
+// requests of w up to ticket i, in seconds.
+func (l *learner) transitSpread(w window, i uint64) float64 {
+	least, most := math.Inf(1), 0.0
+	for k := max(w.from, l.oldest()); k <= int(i); k++ {
+		if rtt := l.hist[k%histLen].rtt; rtt > 0 {
+			least, most = min(least, rtt), max(most, rtt)
+		}
+	}
+	if most < least {
+		return 0
+	}
+	return (most - least) / 2
+}
+
+// bisect returns the least q for which ok holds, ok being monotone.
+func bisect(ok func(q float64) bool) float64 {
+	qlo, qhi := 0.0, 1.0
+	for !ok(qhi) {
+		if qhi *= 2; qhi > maxRate {
+			return maxRate
+		}
+	}
+	for qhi-qlo > qhi*1e-4 {
+		if qhi < minRate/16 {
+			return 0
+		}
+		m := (qlo + qhi) / 2
+		if ok(m) {
+			qhi = m
+		} else {
+			qlo = m
+		}
+	}
+	return qhi
+}
+
+// window is the requests a replay runs over: from the ticket from on,
+// the bucket refilling from start (in seconds since the epoch), full
+// then, or holding what the pause before it refilled.
+type window struct {
+	from  int
+	start float64
+	full  bool
+	pause float64
+}
+
+// phaseWindow is the phase since the end of the last pause. If its first
+// record is forgotten, it begins with the oldest remembered and a full
+// bucket.
+func (l *learner) phaseWindow() window {
+	if !l.remembered(int(l.from)) {
+		lo := l.oldest()
+		return window{from: lo, start: l.hist[lo%histLen].sent, full: true}
+	}
+	return window{from: int(l.from), start: l.seconds(l.phase), pause: l.pause.Seconds()}
+}
+
+// oneAtATime reports whether each request of w up to ticket i was sent
+// after the answer to the one before it had come.
+func (l *learner) oneAtATime(w window, i uint64) bool {
+	for k := max(w.from, l.oldest()) + 1; k <= int(i); k++ {
+		prev := &l.hist[(k-1)%histLen]
+		if prev.rtt == 0 || l.hist[k%histLen].sent < prev.sent+prev.rtt {
+			return false
+		}
+	}
+	return true
+}
+
+// firstWindow is the first phase: the oldest request remembered found a
+// full bucket.
+func (l *learner) firstWindow() window {
+	lo := l.oldest()
+	return window{from: lo, start: l.hist[lo%histLen].sent, full: true}
+}
+
+// replay runs a bucket of rate q holding at most b over the requests of w
+// before the throttle of ticket i. With late of 0 it returns the fewest
+// tokens an accepted request found; otherwise the tokens the throttled
+// request found, arriving late seconds after it was sent. An answer not
+// yet come (or none) may or may not have taken a token, and a window
+// after a pause begins with what the pause refilled to what the bucket
+// held at the throttle, which was less than a token: each bound assumes
+// what makes it weakest.
+func (l *learner) replay(w window, i uint64, q, b, late float64) float64 {
+	tokens := b
+	if !w.full {
+		held := 1.0
+		if late > 0 {
+			held = 0
+		}
+		tokens = min(b, held+q*w.pause)
+	}
+	prev, least := w.start, math.Inf(1)
+	for k := max(w.from, l.oldest()); k < int(i); k++ {
+		r := &l.hist[k%histLen]
+		tokens = min(b, tokens+q*max(r.sent-prev, 0))
+		prev = r.sent
+		switch {
+		case r.outcome == accepted:
+			least = min(least, tokens)
+			tokens--
+		case r.outcome != refused && late > 0:
+			tokens--
+		}
+	}
+	if late == 0 {
+		return least
+	}
+	return min(b, tokens+q*(max(l.hist[i%histLen].sent-prev, 0)+late))
+}

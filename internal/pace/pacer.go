@@ -1,0 +1,247 @@
+package pace
+
+import (
+	"math"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Pacer decides when each request of a client may be sent, from the rate
+// it was configured with and what the answers said: a throttle's named
+// wait pauses every request until then; a server's announced policy caps
+// the rate; a server that announces nothing has its quota learned from
+// its throttles ([learner]). It reads no clock: every call is told the
+// time. Safe for concurrent use; a [Gate] does the waiting.
+type Pacer struct {
+	// active is set once anything may make a request wait: until then a
+	// request costs one atomic load and the record of its sending.
+	active atomic.Bool
+
+	mu sync.Mutex
+	// configured is the rate the client was given, with headroom (see
+	// [Headroom]); adaptive is the rate the server announced or the
+	// learner allows, and a request waits for both.
+	configured, adaptive spacing
+	learner              learner
+	// announced is the server's policy rate (RateLimit-Policy); 0: none.
+	// capacity is one more than the most the server's Remaining showed.
+	announced float64
+	capacity  int
+	// pauseUntil is the end of the client-wide pause.
+	pauseUntil time.Time
+	// inflight counts the requests sent and not yet answered.
+	inflight int
+
+	throttles, pauses atomic.Int64
+}
+
+// Headroom is how far under a known quota (configured, or announced by the
+// server) the pacer keeps: a tenth of the rate's spacing... as a fraction
+// of the rate, and one request of the burst. A client's bucket that ran
+// exactly at the server's would run ahead of it whenever a request spent
+// less time in transit than the one before it.
+const Headroom = 0.03
+
+// New returns a pacer at rps requests a second, in bursts of up to burst,
+// less the headroom; rps of 0: no configured rate.
+func New(rps float64, burst int) *Pacer {
+	p := &Pacer{}
+	if rps > 0 {
+		p.configured.set(time.Time{}, rps*(1-Headroom), headroomBurst(burst))
+		p.active.Store(true)
+	}
+	return p
+}
+
+// headroomBurst is the burst a client keeps to under a server's burst.
+func headroomBurst(burst int) int { return max(burst-1, 1) }
+
+// Ticket is a request's place in the pacer's record, from its sending to
+// its answer.
+type Ticket struct {
+	// Sent is when the request was let go.
+	Sent time.Time
+	id   uint64
+}
+
+// Active reports whether anything may make a request wait.
+func (p *Pacer) Active() bool { return p.active.Load() }
+
+// Earliest returns when the next request may be sent: now, or later
+// when a pause or a rate holds it.
+func (p *Pacer) Earliest(now time.Time) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.earliest(now)
+}
+
+func (p *Pacer) earliest(now time.Time) time.Time {
+	return later(now, later(p.pauseUntil, later(p.configured.earliest(), p.adaptive.earliest())))
+}
+
+// Interval returns the time between two requests at the rate the pacer
+// allows now; 0 when no rate applies.
+func (p *Pacer) Interval() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return max(p.configured.interval, p.adaptive.interval)
+}
+
+// Send lets a request go at now, which must not be before [Pacer.Earliest],
+// and returns its ticket, to give back with its answer.
+func (p *Pacer) Send(now time.Time) Ticket {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// The adaptive rate held this request back if its token was due
+	// less than half an interval ago: a client that sends slower than it
+	// may shows nothing of a higher rate.
+	paced := p.adaptive.on() && now.Sub(p.adaptive.earliest()) < p.adaptive.interval/2
+	p.configured.take(now)
+	p.adaptive.take(now)
+	p.inflight++
+	return Ticket{Sent: now, id: p.learner.record(now, paced)}
+}
+
+// Answer is what the pacer reads of an answer.
+type Answer struct {
+	// Status is the HTTP status.
+	Status int
+	// Limit is what the headers said of the quota; Found is false when
+	// they said nothing.
+	Limit Limit
+	Found bool
+}
+
+// Effect is what an answer did to the pacing.
+type Effect struct {
+	// Throttled: a 429 or a 503 that named a wait (Wait).
+	Throttled bool
+	Wait      time.Duration
+	// Pause is the client-wide pause this answer started or lengthened;
+	// 0 for none.
+	Pause time.Duration
+}
+
+// Answered takes the answer a, at now, to the request of ticket t.
+func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
+	var e Effect
+	ok := a.Status >= 200 && a.Status <= 299
+	if a.Status == http.StatusTooManyRequests || a.Status == http.StatusServiceUnavailable {
+		p.throttles.Add(1)
+		e.Wait = a.Limit.NamedWait()
+		// One that names no wait (none, 0, a date passed) is retried as
+		// an ordinary failure, with backoff, and teaches nothing: a quota
+		// names when its next token comes.
+		e.Throttled = e.Wait > 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inflight--
+	switch {
+	case ok:
+		p.learner.answered(t.id, now, accepted)
+		p.learner.success(t.id)
+	case e.Throttled:
+		p.learner.answered(t.id, now, refused)
+	default:
+		p.learner.answered(t.id, now, lost)
+	}
+	if a.Found {
+		p.announce(now, a.Limit)
+	}
+	if e.Throttled {
+		e.Pause = p.pause(now, e.Wait)
+		if p.announced == 0 && p.learner.throttled(t.id, t.Sent, p.pauseUntil, e.Wait) {
+			p.active.Store(true)
+		}
+	}
+	if !e.Throttled && a.Found && a.Limit.Remaining == 0 && a.Limit.Reset > 0 {
+		e.Pause = p.pause(now, a.Limit.Reset) // the quota is used up: wait for it, not for a 429
+	}
+	p.follow(now)
+	return e
+}
+
+// Lost takes a request of ticket t that got no answer (a connection
+// error, a timeout, a cancel): it took a place in flight, nothing more.
+func (p *Pacer) Lost(t Ticket) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inflight--
+	p.learner.answered(t.id, t.Sent, lost)
+}
+
+// announce takes what a server said of its quota: its policy rate caps
+// the client's (less the headroom), and its Remaining the requests the
+// client lets go before the next token.
+func (p *Pacer) announce(now time.Time, l Limit) {
+	p.active.Store(true)
+	if l.Remaining > 0 && l.Remaining+1 > p.capacity {
+		p.capacity = l.Remaining + 1
+	}
+	if r := l.Rate(); r > 0 && r != p.announced {
+		p.announced = r
+		p.adaptive.set(now, r*(1-Headroom), headroomBurst(max(p.capacity, 1)))
+	}
+	if p.announced > 0 && l.Remaining >= 0 {
+		if b := headroomBurst(max(p.capacity, 1)); b > p.adaptive.burst {
+			p.adaptive.set(now, p.adaptive.rate(), b)
+		}
+		p.adaptive.limitTokens(now, float64(l.Remaining-p.inflight-1))
+	}
+}
+
+// follow sets the adaptive spacing to the learner's rate, when the server
+// announced none.
+func (p *Pacer) follow(now time.Time) {
+	if p.announced > 0 || !p.learner.engaged {
+		return
+	}
+	if r := p.learner.rate(); r != p.adaptive.rate() {
+		p.adaptive.set(now, r, 1)
+	}
+}
+
+// pause holds every request until now+d, unless a pause already lasts
+// longer, and returns d if it started or lengthened one. After it, the
+// requests go one at a time at the rate, not in a burst.
+func (p *Pacer) pause(now time.Time, d time.Duration) time.Duration {
+	until := now.Add(d)
+	if !until.After(p.pauseUntil) {
+		return 0
+	}
+	p.pauseUntil = until
+	p.active.Store(true)
+	p.pauses.Add(1)
+	p.configured.holdUntil(until)
+	p.adaptive.holdUntil(until)
+	return d
+}
+
+// PauseLeft returns how long the client-wide pause lasts after now.
+func (p *Pacer) PauseLeft(now time.Time) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return max(p.pauseUntil.Sub(now), 0)
+}
+
+// Rate returns the rate the pacer allows, in requests a second: the lower
+// of the configured and the adaptive rates; 0 when neither applies.
+func (p *Pacer) Rate() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := min(p.configured.rate(), p.adaptive.rate())
+	if math.IsInf(r, 1) {
+		return 0
+	}
+	return r
+}
+
+// Throttles returns how many 429 and 503 answers the pacer saw, and
+// Pauses how many client-wide pauses it started.
+func (p *Pacer) Throttles() int64 { return p.throttles.Load() }
+
+// Pauses returns how many client-wide pauses the pacer started.
+func (p *Pacer) Pauses() int64 { return p.pauses.Load() }

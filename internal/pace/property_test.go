@@ -1,0 +1,234 @@
+package pace
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime/debug"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// heavy reports whether the long runs are asked for (UGC_TEST_HEAVY=1).
+func heavy() bool { return os.Getenv("UGC_TEST_HEAVY") == "1" }
+
+// raceEnabled reports whether the test binary was built with -race: the
+// simulations run on one goroutine, so the detector has nothing to check
+// in them, and they run a tenth as fast.
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
+
+// generatedBucket returns the walk of seed: a server that is a token
+// bucket of 1 to 1,000 requests a second (log-uniform) holding 1 to 50,
+// naming its wait as the seconds to its next token, as a fixed 1 to 5 s,
+// or as an HTTP date 1 to 5 s ahead (to the second, so a date names a
+// shorter wait than its seconds); 1 to 64 workers (more when they could
+// not keep up with the quota); 0.1 to 5 ms in transit each way, plus up
+// to 50 ms of jitter, as much as the bucket can absorb at its rate (a
+// bucket of one cannot absorb a request that arrives early by more than
+// its spacing allows); and in half the cases the quota changes once,
+// between 60 and 120 s in, to between half and twice its rate.
+func generatedBucket(seed uint64, length time.Duration) simCase {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	logUniform := func(lo, hi float64) float64 {
+		return math.Exp(math.Log(lo) + rng.Float64()*(math.Log(hi)-math.Log(lo)))
+	}
+	absorbable := func(rate, burst float64) float64 { // seconds of jitter
+		return min(0.050, max((burst-1)/rate, 0.02/rate))
+	}
+	c := simCase{seed: seed, length: length}
+	s := &c.server
+	s.rate = math.Round(logUniform(1, 1000)*10) / 10
+	s.burst = float64(1 + rng.IntN(50))
+	s.retryAfter = retryAfterForm(rng.IntN(3))
+	s.fixedWait = 1 + rng.IntN(5)
+	c.delay = time.Duration(logUniform(100e3, 5e6))
+	c.service = time.Duration(logUniform(100e3, 2e6))
+	c.jitter = time.Duration(rng.Float64() * absorbable(s.rate, s.burst) * 1e9)
+	c.workers = []int{1, 2, 4, 8, 16, 64}[rng.IntN(6)]
+	rtt := 2*(c.delay+c.jitter/2) + c.service
+	for c.workers < 64 && float64(c.workers)/rtt.Seconds() < 1.5*s.rate {
+		c.workers *= 2
+	}
+	if rng.IntN(2) == 0 {
+		s.change = time.Duration(60+rng.Float64()*60) * time.Second
+		s.rate2 = math.Round(s.rate*logUniform(0.5, 2)*10) / 10
+		s.burst2 = float64(1 + rng.IntN(50))
+		c.jitter = min(c.jitter, time.Duration(absorbable(s.rate2, s.burst2)*1e9))
+	}
+	return c
+}
+
+// verdict is what the property says of a walk after its first throttle:
+// its throttle episodes against one per 30 s (and one for a change of
+// quota), and the share of the quota it used where the quota was steady
+// (from the end of the first pause; after a change, from 60 s after it,
+// or 150 s after a rise, which only probing finds).
+type verdict struct {
+	episodes, allowed int
+	throughput        float64
+	finalRate         float64
+}
+
+func judge(c simCase, r simResult) verdict {
+	v := verdict{throughput: 1, finalRate: r.finalRate}
+	if r.firstThrottle == 0 {
+		return v
+	}
+	v.episodes = len(r.episodes)
+	v.allowed = int(math.Ceil((c.length - r.resumed).Seconds() / 30))
+	from, to := r.resumed, c.length
+	if s := c.server; s.change > 0 {
+		v.allowed++
+		settle := 60 * time.Second
+		if s.rate2 > s.rate {
+			settle = 150 * time.Second
+		}
+		from = max(from, s.change+settle)
+	}
+	rtt := 2*(c.delay+c.jitter/2) + c.service
+	demand := float64(c.workers) / rtt.Seconds()
+	want := 0.0
+	const step = 100 * time.Millisecond
+	for t := from; t < to; t += step {
+		want += min(c.server.quotaAt(t), demand) * step.Seconds()
+	}
+	v.throughput = float64(r.acceptedIn(from, to)) / want
+	return v
+}
+
+// strict reports whether the walk met the property: at most one
+// throttle per 30 s of walking after the first (one more for a change of
+// quota), and 0.9 of the quota or more.
+func (v verdict) strict() bool { return v.episodes <= v.allowed && v.throughput >= 0.9 }
+
+// TestLearnedPaceOnGeneratedBuckets drives the Pacer, with no configured
+// rate, against generated token buckets that say nothing but Retry-After
+// (see generatedBucket), on a virtual clock. Every walk stays clear of a
+// throttle storm (at most twice the throttles of the property, and four
+// more while it learns) and uses 0.7 of its quota or more, ending at a
+// rate within twice of it; and 85 % of the walks or more meet the
+// property itself: at most one throttle per 30 s after the first, and 0.9
+// of the quota or more. 64 walks of 6 minutes by default (about 2 s of
+// CPU; 16 under -race); 3,000 of 7 minutes with UGC_TEST_HEAVY=1. The log
+// gives the counts.
+func TestLearnedPaceOnGeneratedBuckets(t *testing.T) {
+	t.Parallel()
+	cases, length := 64, 6*time.Minute
+	switch {
+	case heavy():
+		cases, length = 3000, 7*time.Minute
+	case raceEnabled():
+		cases = 16
+	}
+	const shards = 4
+	var (
+		mu             sync.Mutex
+		strict, walked int
+		misses         []string
+	)
+	t.Cleanup(func() {
+		t.Logf("%d of %d generated walks met the property strictly (%.1f %%)", strict, walked, 100*float64(strict)/float64(walked))
+		for _, m := range misses {
+			t.Log(m)
+		}
+	})
+	for shard := range shards {
+		t.Run(fmt.Sprint(shard), func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1 + shard); seed <= uint64(cases); seed += shards {
+				c := generatedBucket(seed, length)
+				r := c.run()
+				v := judge(c, r)
+				require.LessOrEqual(t, v.episodes, 2*v.allowed+4, "%v: a throttle storm", c)
+				require.GreaterOrEqual(t, v.throughput, 0.7, "%v: far under the quota", c)
+				if r.firstThrottle > 0 {
+					q := c.server.quotaAt(c.length)
+					require.True(t, v.finalRate >= q/2 && v.finalRate <= 2*q, "%v: final rate %.1f against %.1f", c, v.finalRate, q)
+				}
+				mu.Lock()
+				walked++
+				if v.strict() {
+					strict++
+				} else {
+					misses = append(misses, fmt.Sprintf("not strictly: %v: %d throttles (%d allowed), %.3f of the quota", c, v.episodes, v.allowed, v.throughput))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	t.Cleanup(func() {
+		assert.GreaterOrEqual(t, float64(strict), 0.85*float64(walked), "the property holds for 85 %% of the walks")
+	})
+}
+
+// TestConfiguredRateNeverRunsAhead sets the Pacer's rate to a bucket's own
+// (WithRateLimit(q, b) against a bucket of q, b that says nothing but
+// Retry-After), with as much jitter in transit as the headroom absorbs,
+// and 1 to 16 workers: the bucket never refuses a request, and the walk
+// gets 0.95 of the quota or more. 100 generated buckets (20 under -race;
+// 2,000 with UGC_TEST_HEAVY=1).
+func TestConfiguredRateNeverRunsAhead(t *testing.T) {
+	t.Parallel()
+	cases := 100
+	switch {
+	case heavy():
+		cases = 2000
+	case raceEnabled():
+		cases = 20
+	}
+	for seed := range uint64(cases) {
+		rng := rand.New(rand.NewPCG(seed, 2))
+		rate := math.Round(math.Exp(rng.Float64()*math.Log(1000))*10) / 10
+		burst := 1 + rng.IntN(20)
+		// The headroom absorbs a request early by what a burst of one
+		// less (one token) and a rate 3 % lower leave between it and the
+		// one before.
+		absorbed := (float64(min(burst-1, 1)) + Headroom) / rate
+		c := simCase{
+			server:     bucketServer{rate: rate, burst: float64(burst)},
+			workers:    []int{1, 2, 8, 16}[rng.IntN(4)],
+			delay:      500 * time.Microsecond,
+			jitter:     time.Duration(rng.Float64() * 0.9 * absorbed * 1e9),
+			service:    200 * time.Microsecond,
+			length:     time.Duration(max(20, 2000/rate)) * time.Second,
+			configured: rate, configuredBurst: burst, seed: seed,
+		}
+		r := c.run()
+		require.Zero(t, r.refused, "%v: refused", c)
+		rtt := 2*(c.delay+c.jitter/2) + c.service
+		demand := float64(c.workers) / rtt.Seconds()
+		if demand > 1.2*rate {
+			assert.GreaterOrEqual(t, float64(r.accepted)/c.length.Seconds()/rate, 0.95, "%v", c)
+		}
+	}
+}
+
+// TestEightCallersShareABurstOfOne: eight workers share a configured rate
+// with a burst of one, in order: they get 0.95 of the quota or more, and
+// none is refused.
+func TestEightCallersShareABurstOfOne(t *testing.T) {
+	t.Parallel()
+	for _, rate := range []float64{5, 20, 50, 200} {
+		c := simCase{server: bucketServer{rate: rate, burst: 1}, workers: 8, delay: 300 * time.Microsecond,
+			service: 200 * time.Microsecond, length: time.Minute, configured: rate, configuredBurst: 1}
+		r := c.run()
+		assert.Zero(t, r.refused, "%v", c)
+		assert.GreaterOrEqual(t, float64(r.accepted)/c.length.Seconds()/rate, 0.95, "%v", c)
+	}
+}

@@ -1,0 +1,312 @@
+package pace
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"time"
+)
+
+// A simulated walk: workers that send requests one after another through
+// a Pacer (in the order a Gate serves them), to a server that is a token
+// bucket, over a link whose delay varies, on a virtual clock. Nothing
+// sleeps and nothing goes on the network: a case of minutes of traffic
+// runs in milliseconds.
+
+// bucketServer is the quota: rate requests a second, holding at most
+// burst tokens, by arrival time, changing to its second form at change.
+type bucketServer struct {
+	rate, burst   float64
+	rate2, burst2 float64
+	change        time.Duration // from the start; 0: never
+	retryAfter    retryAfterForm
+	fixedWait     int // seconds, for a fixed Retry-After
+
+	tokens float64
+	last   time.Duration
+}
+
+// retryAfterForm is how the server names its wait.
+type retryAfterForm int
+
+const (
+	retryTokenSeconds retryAfterForm = iota // seconds to the next token, rounded up, at least 1
+	retryFixedSeconds                       // always fixedWait seconds
+	retryHTTPDate                           // a date fixedWait seconds ahead, to the second
+)
+
+// simEpoch is the virtual clock's time 0: it falls mid-second, so that
+// HTTP dates (whole seconds) name waits shorter than their seconds.
+var simEpoch = time.Date(2026, 11, 24, 22, 0, 0, 317_000_000, time.UTC)
+
+// take decides the request that arrives at t: accepted, or refused with
+// a 429 whose Retry-After is retryAfterValue(refusal).
+func (s *bucketServer) take(t time.Duration) (ok bool, refusal int64) {
+	rate, burst := s.rate, s.burst
+	if s.change > 0 && t >= s.change {
+		if s.last < s.change {
+			s.tokens = min(s.tokens, s.burst2)
+		}
+		rate, burst = s.rate2, s.burst2
+	}
+	s.tokens = min(burst, s.tokens+rate*(t-s.last).Seconds())
+	s.last = t
+	if s.tokens >= 1 {
+		s.tokens--
+		return true, 0
+	}
+	switch s.retryAfter {
+	case retryTokenSeconds:
+		return false, int64(max(math.Ceil((1-s.tokens)/rate), 1))
+	case retryFixedSeconds:
+		return false, int64(s.fixedWait)
+	}
+	return false, simEpoch.Add(t + time.Duration(s.fixedWait)*time.Second).Unix()
+}
+
+// retryAfterHeader is the Retry-After header of a refusal take returned.
+func (s *bucketServer) retryAfterHeader(refusal int64) http.Header {
+	v := fmt.Sprint(refusal)
+	if s.retryAfter == retryHTTPDate {
+		v = time.Unix(refusal, 0).UTC().Format(http.TimeFormat)
+	}
+	return http.Header{"Retry-After": {v}}
+}
+
+// quotaAt returns the rate in force at t.
+func (s *bucketServer) quotaAt(t time.Duration) float64 {
+	if s.change > 0 && t >= s.change {
+		return s.rate2
+	}
+	return s.rate
+}
+
+// simCase is one generated walk.
+type simCase struct {
+	server  bucketServer
+	workers int
+	// delay is the base time in transit each way, jitter the most added
+	// to it, at random, each way; service the server's time.
+	delay, jitter, service time.Duration
+	// length is how long the walk lasts.
+	length time.Duration
+	// configured is a rate given to the pacer (WithRateLimit); 0: none.
+	configured      float64
+	configuredBurst int
+	seed            uint64
+}
+
+func (c simCase) String() string {
+	s := c.server
+	form := [...]string{"token-seconds", "fixed", "http-date"}[s.retryAfter]
+	out := fmt.Sprintf("seed %d: quota %.1f/s burst %.0f, Retry-After %s %d s, %d workers, delay %v + jitter %v, %v",
+		c.seed, s.rate, s.burst, form, s.fixedWait, c.workers, c.delay, c.jitter, c.length)
+	if s.change > 0 {
+		out += fmt.Sprintf(", then %.1f/s burst %.0f from %v", s.rate2, s.burst2, s.change)
+	}
+	if c.configured > 0 {
+		out += fmt.Sprintf(", configured %.1f/s burst %d", c.configured, c.configuredBurst)
+	}
+	return out
+}
+
+// simResult is what a walk did.
+type simResult struct {
+	sent, accepted, refused int
+	// firstThrottle is when the first 429 was answered, and resumed when
+	// its pause ended; 0 when none came.
+	firstThrottle, resumed time.Duration
+	// episodes are the 429s of requests sent after the pause the
+	// previous one named had ended (the 429s of requests in flight
+	// together are one episode), after the first.
+	episodes []time.Duration
+	// accepts are the times the accepted requests arrived at the server.
+	accepts []time.Duration
+	// finalRate is the pacer's rate at the end.
+	finalRate float64
+}
+
+// event kinds of the simulation.
+const (
+	evWake   = iota // the line's head may go
+	evArrive        // a request reaches the server
+	evAnswer        // its answer reaches the client
+	evRetry         // a worker's backoff ends
+)
+
+// retryBackoff is the wait before the retry of a 429 that names no wait:
+// the client's least backoff.
+const retryBackoff = 500 * time.Millisecond
+
+// simEvent is one event; it holds no pointer, so that the queue costs
+// the garbage collector nothing.
+type simEvent struct {
+	at      time.Duration
+	seq     int64
+	kind    int8
+	ok      bool
+	worker  int32
+	id      uint64
+	sent    time.Duration
+	refusal int64
+}
+
+// eventQueue is a binary heap of events by time, then by order of
+// scheduling.
+type eventQueue []simEvent
+
+func (q eventQueue) less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+
+func (q *eventQueue) push(e simEvent) {
+	*q = append(*q, e)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+}
+
+func (q *eventQueue) pop() simEvent {
+	h := *q
+	e := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		l, r, least := 2*i+1, 2*i+2, i
+		if l < len(h) && h.less(l, least) {
+			least = l
+		}
+		if r < len(h) && h.less(r, least) {
+			least = r
+		}
+		if least == i {
+			break
+		}
+		h[i], h[least] = h[least], h[i]
+		i = least
+	}
+	*q = h
+	return e
+}
+
+// run simulates the walk.
+func (c simCase) run() simResult {
+	rng := rand.New(rand.NewPCG(c.seed, 25))
+	srv := c.server
+	srv.tokens = srv.burst
+	p := New(c.configured, c.configuredBurst)
+	var (
+		res       simResult
+		q         eventQueue
+		seq       int64
+		line      []int32 // workers waiting, in order
+		wakeAt    = time.Duration(-1)
+		pauseEnds time.Duration // when the pause of the last episode ended
+	)
+	push := func(e simEvent) {
+		seq++
+		e.seq = seq
+		q.push(e)
+	}
+	wake := func(at time.Duration) {
+		if wakeAt >= 0 && wakeAt <= at {
+			return
+		}
+		wakeAt = at
+		push(simEvent{at: at, kind: evWake})
+	}
+	transit := func() time.Duration {
+		return c.delay + time.Duration(rng.Int64N(int64(c.jitter)+1))
+	}
+	for w := range c.workers {
+		line = append(line, int32(w))
+	}
+	wake(0)
+	for len(q) > 0 {
+		e := q.pop()
+		if e.at > c.length {
+			break
+		}
+		now := simEpoch.Add(e.at)
+		switch e.kind {
+		case evWake:
+			if e.at != wakeAt {
+				continue // a later wake replaced it, or an earlier one ran
+			}
+			wakeAt = -1
+			for len(line) > 0 {
+				at := p.Earliest(now)
+				if at.After(now) {
+					wake(at.Sub(simEpoch))
+					break
+				}
+				w := line[0]
+				line = line[1:]
+				t := p.Send(now)
+				res.sent++
+				push(simEvent{at: e.at + transit(), kind: evArrive, worker: w, id: t.id, sent: e.at})
+			}
+		case evArrive:
+			ok, refusal := srv.take(e.at)
+			if ok {
+				res.accepts = append(res.accepts, e.at)
+			}
+			push(simEvent{at: e.at + c.service + transit(), kind: evAnswer, worker: e.worker, id: e.id, sent: e.sent, ok: ok, refusal: refusal})
+		case evAnswer:
+			a := Answer{Status: http.StatusOK}
+			if e.ok {
+				res.accepted++
+			} else {
+				res.refused++
+				a.Status = http.StatusTooManyRequests
+				a.Limit, a.Found = Parse(srv.retryAfterHeader(e.refusal), now)
+				sentAt := e.sent
+				switch {
+				case res.firstThrottle == 0:
+					res.firstThrottle = e.at
+					res.resumed = e.at + a.Limit.NamedWait()
+					pauseEnds = res.resumed
+				case sentAt >= pauseEnds:
+					res.episodes = append(res.episodes, e.at)
+					pauseEnds = e.at + a.Limit.NamedWait()
+				}
+			}
+			eff := p.Answered(now, Ticket{Sent: simEpoch.Add(e.sent), id: e.id}, a)
+			if !e.ok && !eff.Throttled {
+				// a 429 that names no wait is retried after the client's
+				// backoff (WithRetryWait's minimum)
+				push(simEvent{at: e.at + retryBackoff, kind: evRetry, worker: e.worker})
+				continue
+			}
+			line = append(line, e.worker)
+			wake(e.at)
+		case evRetry:
+			line = append(line, e.worker)
+			wake(e.at)
+		}
+	}
+	res.finalRate = p.Rate()
+	return res
+}
+
+// accepted returns how many requests the server accepted in [from, to).
+func (r simResult) acceptedIn(from, to time.Duration) int {
+	n := 0
+	for _, t := range r.accepts {
+		if t >= from && t < to {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,85 @@
+package pace
+
+import (
+	"math"
+	"time"
+)
+
+// spacing is a token bucket of rate requests a second holding at most
+// burst, written as the time its next token is due (the generic cell rate
+// algorithm): due is when the bucket would hold exactly burst-1 tokens
+// after the last request taken. The zero value caps nothing.
+type spacing struct {
+	interval time.Duration // between two tokens; 0: no cap
+	burst    int
+	due      time.Time
+}
+
+// on reports whether the spacing caps anything.
+func (s *spacing) on() bool { return s.interval > 0 }
+
+// rate returns the spacing's rate in requests per second; +Inf when off.
+func (s *spacing) rate() float64 {
+	if !s.on() {
+		return math.Inf(1)
+	}
+	return float64(time.Second) / float64(s.interval)
+}
+
+// earliest returns when the next request may go.
+func (s *spacing) earliest() time.Time {
+	if !s.on() {
+		return time.Time{}
+	}
+	return s.due.Add(-time.Duration(s.burst-1) * s.interval)
+}
+
+// take spends a token for a request sent at at.
+func (s *spacing) take(at time.Time) {
+	if s.on() {
+		s.due = later(s.due, at).Add(s.interval)
+	}
+}
+
+// tokens returns the tokens the bucket holds at now.
+func (s *spacing) tokens(now time.Time) float64 {
+	return min(float64(s.burst), float64(s.burst)+float64(now.Sub(s.due))/float64(s.interval))
+}
+
+// limitTokens leaves at most k tokens in the bucket at now.
+func (s *spacing) limitTokens(now time.Time, k float64) {
+	if s.on() && s.tokens(now) > k {
+		s.due = now.Add(time.Duration((float64(s.burst) - max(k, 0)) * float64(s.interval)))
+	}
+}
+
+// holdUntil lets no request go before t, and one alone at t: the bucket
+// refills from there, as a server's does after the pause it named.
+func (s *spacing) holdUntil(t time.Time) {
+	if s.on() {
+		s.due = later(s.due, t.Add(time.Duration(s.burst-1)*s.interval))
+	}
+}
+
+// set changes the rate (requests a second; 0 or less turns the cap off)
+// and the burst at now, keeping the tokens the bucket holds.
+func (s *spacing) set(now time.Time, rps float64, burst int) {
+	if rps <= 0 {
+		*s = spacing{}
+		return
+	}
+	tokens := float64(burst)
+	if s.on() {
+		tokens = min(max(s.tokens(now), 0), float64(burst))
+	}
+	s.interval = max(time.Duration(float64(time.Second)/rps), 1)
+	s.burst = max(burst, 1)
+	s.due = now.Add(time.Duration((float64(s.burst) - tokens) * float64(s.interval)))
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
