@@ -1,7 +1,9 @@
 package ugc
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptrace"
 	"time"
 
 	"github.com/ugcposts/ugc-go/internal/pace"
@@ -90,4 +92,17 @@ func (c *Client) answered(t pace.Ticket, resp *http.Response) answer {
 		ans.limit = &rl
 	}
 	return ans
+}
+
+// wroteTrace returns ctx with a trace that tells the pacer when the request
+// of ticket t was written, if the pacer paces anything (before it does, a
+// request costs no trace).
+func (c *Client) wroteTrace(ctx context.Context, t pace.Ticket) context.Context {
+	p := c.pace.Pacer()
+	if !p.Active() {
+		return ctx
+	}
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { p.Wrote(t, c.pace.Clock().Now()) },
+	})
 }

@@ -172,12 +172,16 @@ func (rs *retryState) throttleError(ctx context.Context, last *APIError, wait ti
 
 // unsent is the error of a call whose attempt was never sent: its turn
 // would have come later than it may wait (a *ThrottleError, observed and
-// logged as the attempt's), or its context ended while it waited.
+// logged as the attempt's), or its context ended while it waited (a
+// deadline that passed is observed and logged as an abandoned attempt; a
+// cancel, such as a walk's of a request it no longer needs, is not).
 func (c *Client) unsent(ctx context.Context, u *url.URL, attempt int, rs *retryState, ans answer, err error) error {
 	a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, QuotaWait: ans.quotaWait}
 	if ans.turnErr == nil {
-		a.Err = err
-		c.observe(ctx, a, true)
+		if errors.Is(err, context.DeadlineExceeded) {
+			a.Err = err
+			c.observe(ctx, a, true)
+		}
 		return abandoned(err, rs.last, attempt-1) // the context ended while it waited for its turn
 	}
 	var last *APIError
@@ -267,7 +271,7 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 		defer func() { err = attemptTimedOut(ctx, rs.timeout, err) }() // before cancel
 	}
 	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(c.wroteTrace(ctx, ticket))
 	resp, err = c.http.Do(req)
 	if err != nil {
 		c.pace.Pacer().Lost(ticket)

@@ -398,7 +398,12 @@ const boundSlack = 0.1
 // replay runs on the times the requests were sent, and the server's
 // bucket on the times they arrived: each bound gives way by the refill of
 // the spread of the times in transit (half that of the round trips) and
-// a tenth of a token.
+// a tenth of a token for an accepted request, which may have arrived that
+// much later than its sending says. The throttled request is taken as
+// arriving that much later too: that keeps the upper bound, and the
+// estimate, on the low side (taken as arriving earlier, a request refused
+// by a bucket of one, whose gap the spread swallows, proves nothing, and
+// the client would go on sending into the throttle).
 func (l *learner) bounds(w window, i uint64, b float64) (lo, hi float64) {
 	spread := l.transitSpread(w, i)
 	lo = bisect(func(q float64) bool { return l.replay(w, i, q, b, 0) >= 1-boundSlack-q*spread })

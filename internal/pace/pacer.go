@@ -25,6 +25,11 @@ type Pacer struct {
 	// learner allows, and a request waits for both.
 	configured, adaptive spacing
 	learner              learner
+	// quota and quotaBurst are the configured quota (0: none); narrowed
+	// is the headroom the throttles under it added.
+	quota      float64
+	quotaBurst int
+	narrowed   float64
 	// announced is the server's policy rate (RateLimit-Policy); 0: none.
 	// capacity is one more than the most the server's Remaining showed.
 	announced float64
@@ -38,10 +43,12 @@ type Pacer struct {
 }
 
 // Headroom is how far under a known quota (configured, or announced by the
-// server) the pacer keeps: a tenth of the rate's spacing... as a fraction
-// of the rate, and one request of the burst. A client's bucket that ran
-// exactly at the server's would run ahead of it whenever a request spent
-// less time in transit than the one before it.
+// server) the pacer keeps its rate, as a fraction of it; it also keeps one
+// request under the quota's burst. A client's bucket that ran exactly at
+// the server's would run ahead of it whenever a request spent less time in
+// transit than the one before it: the request would find no token. One
+// token spare absorbs a request early by up to the quota's spacing, and
+// the 3 % a request early by 3 % of it with a burst of one.
 const Headroom = 0.03
 
 // New returns a pacer at rps requests a second, in bursts of up to burst,
@@ -49,11 +56,25 @@ const Headroom = 0.03
 func New(rps float64, burst int) *Pacer {
 	p := &Pacer{}
 	if rps > 0 {
-		p.configured.set(time.Time{}, rps*(1-Headroom), headroomBurst(burst))
+		p.quota, p.quotaBurst = rps, burst
+		p.configured.set(time.Time{}, configuredRate(rps, Headroom), headroomBurst(burst))
 		p.active.Store(true)
 	}
 	return p
 }
+
+// configuredRate is the rate the pacer keeps to under a configured quota
+// of rps requests a second, headroom under it.
+func configuredRate(rps, headroom float64) float64 { return rps * (1 - headroom) }
+
+// Narrowing the configured rate after a throttle: each throttle under a
+// configured rate widens the headroom by narrowStep, up to narrowMost;
+// a throttle past that is a quota lower than the one configured, which the
+// learner learns.
+const (
+	narrowStep = 0.03
+	narrowMost = 0.15
+)
 
 // headroomBurst is the burst a client keeps to under a server's burst.
 func headroomBurst(burst int) int { return max(burst-1, 1) }
@@ -102,6 +123,21 @@ func (p *Pacer) Send(now time.Time) Ticket {
 	p.adaptive.take(now)
 	p.inflight++
 	return Ticket{Sent: now, id: p.learner.record(now, paced)}
+}
+
+// Wrote takes the time a request of ticket t was written on the wire, when
+// later than it was let go (it waited for a connection): the next request
+// is spaced from then, so that the two cannot reach the server closer
+// together than the rate allows.
+func (p *Pacer) Wrote(t Ticket, at time.Time) {
+	late := at.Sub(t.Sent)
+	if late <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.configured.delay(at)
+	p.adaptive.delay(at)
 }
 
 // Answer is what the pacer reads of an answer.
@@ -153,7 +189,13 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	}
 	if e.Throttled {
 		e.Pause = p.pause(now, e.Wait)
-		if p.announced == 0 && p.learner.throttled(t.id, t.Sent, p.pauseUntil, e.Wait) {
+		switch {
+		case p.quota > 0 && p.narrowed < narrowMost:
+			// requests in transit, not the quota: keep farther under it
+			p.narrowed = min(p.narrowed+narrowStep, narrowMost)
+			p.configured.set(now, configuredRate(p.quota, Headroom+p.narrowed), headroomBurst(p.quotaBurst))
+			p.configured.holdUntil(p.pauseUntil)
+		case p.announced == 0 && p.learner.throttled(t.id, t.Sent, p.pauseUntil, e.Wait):
 			p.active.Store(true)
 		}
 	}

@@ -41,6 +41,14 @@ func (s *spacing) take(at time.Time) {
 	}
 }
 
+// delay takes a request, taken earlier, that went out at at: the next
+// token is due no sooner than an interval after it.
+func (s *spacing) delay(at time.Time) {
+	if s.on() {
+		s.due = later(s.due, at.Add(s.interval))
+	}
+}
+
 // tokens returns the tokens the bucket holds at now.
 func (s *spacing) tokens(now time.Time) float64 {
 	return min(float64(s.burst), float64(s.burst)+float64(now.Sub(s.due))/float64(s.interval))

@@ -1,0 +1,52 @@
+package pace
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// throttle429 is a 429 naming a wait.
+func throttle429(wait time.Duration) Answer {
+	return Answer{Status: http.StatusTooManyRequests, Limit: Limit{Limit: -1, Remaining: -1, RetryAfter: wait}, Found: true}
+}
+
+// TestPacerSpacesFromTheWrite: a request let go at once but written on the
+// wire later (it waited for a connection) holds the next one until an
+// interval after the write.
+func TestPacerSpacesFromTheWrite(t *testing.T) {
+	t.Parallel()
+	p := New(10, 1)
+	now := simEpoch
+	t1 := p.Send(now)
+	interval := p.Interval()
+	assert.Equal(t, now.Add(interval), p.Earliest(now))
+	p.Wrote(t1, now.Add(30*time.Millisecond))
+	assert.Equal(t, now.Add(30*time.Millisecond+interval), p.Earliest(now), "spaced from the write")
+	p.Wrote(t1, now.Add(-time.Millisecond)) // written before it was let go: a clock's jitter
+	assert.Equal(t, now.Add(30*time.Millisecond+interval), p.Earliest(now), "never earlier")
+}
+
+// TestPacerNarrowsAConfiguredRateOnThrottles: a throttle under a
+// configured rate pauses the client and keeps it 3 % farther under the
+// quota, up to 15 % more; the learner is not engaged before that.
+func TestPacerNarrowsAConfiguredRateOnThrottles(t *testing.T) {
+	t.Parallel()
+	p := New(100, 5)
+	now := simEpoch
+	require.InDelta(t, 97, p.Rate(), 1e-3)
+	for k, want := range []float64{94, 91, 88, 85, 82, 82} {
+		ticket := p.Send(now)
+		e := p.Answered(now, ticket, throttle429(time.Second))
+		assert.Equal(t, time.Second, e.Pause)
+		now = now.Add(time.Second)
+		if k < 5 {
+			assert.InDelta(t, want, p.Rate(), 1e-3, "after %d throttles", k+1)
+			assert.False(t, p.learner.engaged, "throttles under a configured rate are narrowed first")
+		}
+	}
+	assert.True(t, p.learner.engaged, "past the narrowing, the quota is lower than configured: learned")
+}
