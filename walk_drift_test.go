@@ -75,12 +75,14 @@ var moderationSeeds = flag.Uint64("moderation-seeds", heavyOr[uint64](4, 1), "se
 // post present for the whole walk comes exactly once and in its order, no
 // post twice, none that never existed, and under the default policy the
 // walk ends without an error (a *DriftError would be allowed but must be
-// rare: none in sequential mode, at most one case in ten in modes that read
-// ahead).
+// rare: none in sequential mode; in modes that read ahead, at most one
+// case in ten at up to 0.5 changes a page, and at most half at 2, where
+// each request read ahead moves two more posts while the walk searches).
 func TestExactlyOnceWhileModeratorsChangeTheList(t *testing.T) {
 	t.Parallel()
 	type tally struct{ walks, driftErrors atomic.Int64 }
-	tallies := make([]tally, len(iterModes))
+	tallies := make([]tally, len(iterModes))      // changes of 0.1 and 0.5 a page
+	churnTallies := make([]tally, len(iterModes)) // 2 a page
 	t.Run("walks", func(t *testing.T) {
 		for seed := range *moderationSeeds {
 			for _, rate := range changeRates {
@@ -90,11 +92,15 @@ func TestExactlyOnceWhileModeratorsChangeTheList(t *testing.T) {
 						srv := newModeratedServer(t, seed, rate)
 						got := walkAll(srv.client(t).AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, mode.opts...))
 						assert.Zero(t, got.afterErr)
-						tallies[m].walks.Add(1)
+						tl := &tallies[m]
+						if rate > 1 {
+							tl = &churnTallies[m]
+						}
+						tl.walks.Add(1)
 						if got.err != nil {
 							var drift *ugc.DriftError
 							require.ErrorAs(t, got.err, &drift, "the only error allowed is a *DriftError")
-							tallies[m].driftErrors.Add(1)
+							tl.driftErrors.Add(1)
 							t.Logf("DRIFT %v", got.err)
 						}
 						srv.check(t, got, got.err == nil)
@@ -105,16 +111,19 @@ func TestExactlyOnceWhileModeratorsChangeTheList(t *testing.T) {
 	})
 	for m, mode := range iterModes {
 		walks, drifts := tallies[m].walks.Load(), tallies[m].driftErrors.Load()
+		churnWalks, churnDrifts := churnTallies[m].walks.Load(), churnTallies[m].driftErrors.Load()
 		if mode.name == "sequential" {
-			assert.Zero(t, drifts, "%s: DriftErrors in %d walks", mode.name, walks)
-		} else {
-			// The server changes the list at every request it receives;
-			// a walk that reads ahead cancels the requests a page proves
-			// wrong, and whether those reach the server depends on timing,
-			// so the changes it meets vary from run to run. At most one in
-			// ten, and one in the few walks of the default run (CI).
-			assert.LessOrEqual(t, drifts, max(1, walks/10), "%s: DriftErrors in %d of %d walks", mode.name, drifts, walks)
+			assert.Zero(t, drifts+churnDrifts, "%s: DriftErrors in %d walks", mode.name, walks+churnWalks)
+			continue
 		}
+		// The server changes the list at every request it receives; a
+		// walk that reads ahead cancels the requests a page proves wrong,
+		// and whether those reach the server depends on timing (a loaded
+		// machine lets more through), so the changes it meets vary from
+		// run to run. At most one in ten, and one in the few walks of the
+		// default run (CI); under churn, half.
+		assert.LessOrEqual(t, drifts, max(1, walks/10), "%s: DriftErrors in %d of %d walks", mode.name, drifts, walks)
+		assert.LessOrEqual(t, churnDrifts, max(1, churnWalks/2), "%s, 2 changes a page: DriftErrors in %d of %d walks", mode.name, churnDrifts, churnWalks)
 	}
 }
 

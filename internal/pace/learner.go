@@ -314,9 +314,12 @@ func (l *learner) learn(i uint64) {
 	}
 	if len(kept) == 0 {
 		// nothing the learner can tell apart explains the phase: back
-		// off as TCP does, and learn again from the phases to come
+		// off as TCP does, from the rate that was throttled (but no
+		// higher than the estimate: a throttled probe shows the quota
+		// under the probe, not under the estimate), and learn again from
+		// the phases to come
 		l.candidates, l.lo, l.hi = nil, 0, math.Inf(1)
-		l.est = max(min(l.est, l.rate())*backOff, minRate)
+		l.est = max(min(l.est, l.rate()*backOff), minRate)
 		l.plateau = l.est * plateauTime
 		return
 	}
