@@ -268,7 +268,9 @@
 //     to explain them, paces just under, and probes upward slowly, by
 //     requests that succeeded (never while paused or idle), on a curve
 //     that stays near the learned rate for at least 30 s (or 18 named
-//     waits) before it climbs. A parallel walk's requests in flight
+//     waits) before it climbs; the first two estimates after the ramp,
+//     which knows the quota to a factor of two at best, are probed after
+//     4 s when their bounds are loose. A parallel walk's requests in flight
 //     follow the same rate. Simulated token buckets of 1 to 1,000 req/s
 //     show it, and BENCHMARKS.md measures it on the fake;
 //   - a throttle is retried by time, not by attempts: it does not use up

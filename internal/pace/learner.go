@@ -10,8 +10,8 @@ import (
 // were sent, and which were accepted. It models the server as a token
 // bucket of q requests a second holding at most b, the usual quota, and
 // after each throttle it finds the q (and b) that would have refused that
-// request and accepted the ones before it. It then paces just under q,
-// and probes upward slowly (a cubic curve, as TCP CUBIC: flat near the
+// request and accepted the ones before it. It then paces just under q
+// (under what the ramp proved, after the ramp), and probes upward slowly (a cubic curve, as TCP CUBIC: flat near the
 // learned rate, faster away from it), by requests that succeeded, so that
 // nothing grows while the client is paused or idle. The caller serialises
 // the calls and tells it the time.
@@ -55,6 +55,8 @@ type learner struct {
 	firstAccepted  float64
 	firstEnd       int
 	firstThrottled uint64
+	// learned counts the estimates made since the ramp.
+	learned int
 }
 
 // candidate is a size b the server's bucket may have, and the bounds on
@@ -94,8 +96,12 @@ const (
 	plateauTime   = 30.0
 	plateauPauses = 18.0
 	// looseBounds: bounds on q wider than this fraction of it shorten
-	// the plateau in proportion, down to plateauTime.
-	looseBounds = 0.05
+	// the plateau in proportion, down to plateauTime, or down to
+	// quickPlateauTime for the first quickLearns estimates (the ramp's
+	// doublings leave the quota known to a factor of two at best).
+	looseBounds      = 0.05
+	quickPlateauTime = 4.0
+	quickLearns      = 2
 	// backOff multiplies the rate when no bucket explains a throttle.
 	backOff = 0.7
 	// maxConfirmed bounds the doublings of the plateau by probes that
@@ -120,8 +126,12 @@ const (
 	// whole plateau there without a throttle doubles what is learned.
 	probeCeiling = 2.0
 	// rampTime: while no estimate exists, the rate doubles with each
-	// rampTime of requests sent at it, and at least with each success.
-	rampTime = 0.1
+	// rampTime of requests sent at it, and at least with each success;
+	// it starts at what the first phase had accepted, and at rampFloor
+	// requests a second at least (a quota under that costs one more
+	// throttle; one over it a second less of ramp from a single token).
+	rampTime  = 0.1
+	rampFloor = 8.0
 	// maxBurst is the largest bucket the learner considers, and
 	// minBurstRange the largest it always considers (a first phase that
 	// did not begin with a full bucket shows a smaller one).
@@ -230,7 +240,7 @@ func (l *learner) firstThrottle(i uint64) {
 	l.firstEnd, l.firstThrottled = l.histEnd, i
 	l.firstAccepted = l.acceptedIn(l.oldest(), l.firstEnd)
 	l.ramping = true
-	l.ramp = math.Log2(max(l.firstAccepted, 1))
+	l.ramp = math.Log2(max(l.firstAccepted, rampFloor))
 	l.lo, l.hi = 0, math.Inf(1)
 }
 
@@ -337,15 +347,25 @@ func (l *learner) learn(i uint64) {
 		if l.ramping {
 			l.est = max(l.rate()/2, minRate)
 		}
+	case l.ramping:
+		// the ramp's doublings overshoot by up to twice: settle at what
+		// it proved (or half the bound, when a throttle came at once),
+		// and probe soon (see quickPlateauTime)
+		l.est = max(l.lo, l.hi/2, minRate)
 	default:
 		l.est = max(mid(l.lo, l.hi), minRate)
 	}
 	l.ramping = false
+	l.learned++
 	flat := max(plateauTime, plateauPauses*l.pause.Seconds())
 	if width := (l.hi - l.lo) / l.est; width > looseBounds {
 		// loose bounds are probed sooner: the long plateau of a long
-		// named wait is for a quota learned well
+		// named wait is for a quota learned well; the first ones, which
+		// the coarse steps of the ramp leave, sooner still
 		flat = max(flat*looseBounds/width, plateauTime)
+		if l.learned <= quickLearns {
+			flat = quickPlateauTime
+		}
 	}
 	l.plateau = l.est * max(flat, min(flat*math.Exp2(float64(l.confirmed)), maxPlateau))
 }

@@ -232,3 +232,40 @@ func TestEightCallersShareABurstOfOne(t *testing.T) {
 		assert.GreaterOrEqual(t, float64(r.accepted)/c.length.Seconds()/rate, 0.95, "%v", c)
 	}
 }
+
+// TestWalksOfTheBenchmarksRunNearTheQuota runs the walks of
+// BenchmarkQuotaWalk (package ugc) on the simulated bucket: 80 and 800
+// requests (2,000 and 20,000 posts) against quotas of 20, 50 and 200 a
+// second in bursts of 1, 5 and 10, with one worker (a sequential walk),
+// two (prefetch), 8 and 16, and no configured rate. The time to the last
+// post over requests ÷ quota stays under a bound that leaves room only
+// for what a server that says nothing but Retry-After: 1 forces (the
+// first throttle's second, the ramp's overshoot's, a probe's) and a tenth:
+// 3.5 s and a tenth over requests ÷ quota. A walk of 800 requests at 20 a
+// second (40 s) stays within 1.2 times. (A walk of 80 requests at 200 a
+// second, 0.4 s, cannot come within twice: one named wait is a second.)
+func TestWalksOfTheBenchmarksRunNearTheQuota(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{80, 800} {
+		for _, q := range []float64{20, 50, 200} {
+			for _, b := range []float64{1, 5, 10} {
+				for _, w := range []int{1, 2, 8, 16} {
+					c := simCase{server: bucketServer{rate: q, burst: b, retryAfter: retryTokenSeconds}, workers: w,
+						delay: 150 * time.Microsecond, jitter: 300 * time.Microsecond, service: 300 * time.Microsecond,
+						length: time.Duration(float64(n)/q*4+10) * time.Second, seed: uint64(n*1000 + w)}
+					r := c.run()
+					require.GreaterOrEqual(t, len(r.accepts), n, "%v: the walk did not end", c)
+					ideal := float64(n+r.refusedBy(r.accepts[n-1])) / q
+					x := r.accepts[n-1].Seconds() / ideal
+					// 3.5 s over the ideal and a tenth of it: the first
+					// throttle's second, the ramp's overshoot's, a probe's
+					bound := 1 + (3.5+ideal/10)/ideal
+					if n == 800 && q == 20 {
+						bound = 1.2
+					}
+					assert.LessOrEqual(t, x, bound, "%v, %d requests: %.2f times requests ÷ quota", c, n, x)
+				}
+			}
+		}
+	}
+}

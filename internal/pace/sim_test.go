@@ -121,8 +121,9 @@ type simResult struct {
 	// previous one named had ended (the 429s of requests in flight
 	// together are one episode), after the first.
 	episodes []time.Duration
-	// accepts are the times the accepted requests arrived at the server.
-	accepts []time.Duration
+	// accepts are the times the accepted requests arrived at the server,
+	// and refusals those of the refused ones.
+	accepts, refusals []time.Duration
 	// finalRate is the pacer's rate at the end.
 	finalRate float64
 }
@@ -261,6 +262,8 @@ func (c simCase) run() simResult {
 			ok, refusal := srv.take(e.at)
 			if ok {
 				res.accepts = append(res.accepts, e.at)
+			} else {
+				res.refusals = append(res.refusals, e.at)
 			}
 			push(simEvent{at: e.at + c.service + transit(), kind: evAnswer, worker: e.worker, id: e.id, sent: e.sent, ok: ok, refusal: refusal})
 		case evAnswer:
@@ -305,6 +308,17 @@ func (r simResult) acceptedIn(from, to time.Duration) int {
 	n := 0
 	for _, t := range r.accepts {
 		if t >= from && t < to {
+			n++
+		}
+	}
+	return n
+}
+
+// refusedBy returns how many requests the server refused by t.
+func (r simResult) refusedBy(t time.Duration) int {
+	n := 0
+	for _, at := range r.refusals {
+		if at <= t {
 			n++
 		}
 	}
