@@ -61,12 +61,12 @@ func (w *walker) run(ctx context.Context, yield func(*Page, error) bool) {
 	defer win.close()
 	defer w.finishSummary()
 	for {
-		req, page, err := w.next(win)
+		req, page, answered, err := w.next(win)
 		if err != nil {
 			yield(nil, w.c.maskErr(err))
 			return
 		}
-		step := w.take(ctx, req, page)
+		step := w.take(ctx, req, page, answered)
 		if !step.Placed && step.End == nil {
 			continue // the machine asked for another read first
 		}
@@ -95,11 +95,11 @@ func (w *walker) run(ctx context.Context, yield func(*Page, error) bool) {
 }
 
 // next puts in flight what the machine wants and waits for the answer it
-// expects first.
-func (w *walker) next(win *window) (walk.Request, *Page, error) {
+// expects first, numbered in the order the answers came.
+func (w *walker) next(win *window) (walk.Request, *Page, uint64, error) {
 	head := w.request(win)
-	page, err := win.receive(head)
-	return head, page, err
+	page, answered, err := win.receive(head)
+	return head, page, answered, err
 }
 
 // request makes the requests in flight those the machine wants, and
@@ -114,8 +114,9 @@ func (w *walker) request(win *window) walk.Request {
 }
 
 // take hands an answer to the machine and records what it reports.
-func (w *walker) take(ctx context.Context, req walk.Request, page *Page) walk.Step {
+func (w *walker) take(ctx context.Context, req walk.Request, page *Page, answered uint64) walk.Step {
 	a := w.read(ctx, req, page)
+	a.seen.Answered = answered
 	if req.Purpose != walk.Probe {
 		w.taken = a
 	}

@@ -31,6 +31,9 @@ type window struct {
 	queue    []*flight // sent and not yet received, oldest first
 	lastRead *flight   // chained: the read request sent last
 	wg       sync.WaitGroup
+	// answers numbers the answers in the order they came (see
+	// walk.Page.Answered).
+	answers atomic.Uint64
 }
 
 // pageGetter sends one page request, calling the hooks the window sets.
@@ -50,8 +53,9 @@ type flight struct {
 }
 
 type pageAnswer struct {
-	page *Page
-	err  error
+	page     *Page
+	answered uint64
+	err      error
 }
 
 func newWindow(parent context.Context, inline, chained bool, get pageGetter) *window {
@@ -119,11 +123,12 @@ func (w *window) send(r walk.Request, u *url.URL) {
 	go func() {
 		defer w.wg.Done()
 		p, err := w.get(ctx, u, hooks)
+		answered := w.answers.Add(1)
 		if f.read != nil {
 			f.markRead() // one that never read a body (an error, a cancel) frees the next too
 			f.markLeft()
 		}
-		f.answer <- pageAnswer{page: p, err: err}
+		f.answer <- pageAnswer{page: p, answered: answered, err: err}
 	}()
 }
 
@@ -142,17 +147,19 @@ func (f *flight) awaitNextLeft(ctx context.Context) {
 	}
 }
 
-// receive waits for the answer to r, which must be in flight.
-func (w *window) receive(r walk.Request) (*Page, error) {
+// receive waits for the answer to r, which must be in flight, and
+// returns it with its number in the order the answers came.
+func (w *window) receive(r walk.Request) (*Page, uint64, error) {
 	i := slices.IndexFunc(w.queue, func(f *flight) bool { return f.req == r })
 	f := w.queue[i]
 	w.queue = slices.Delete(w.queue, i, i+1) // keeps the capacity: no allocation per page
 	if w.inline {
-		return w.get(w.ctx, f.u, attemptHooks{})
+		p, err := w.get(w.ctx, f.u, attemptHooks{})
+		return p, w.answers.Add(1), err
 	}
 	a := <-f.answer
 	f.cancel()
-	return a.page, a.err
+	return a.page, a.answered, a.err
 }
 
 // close ends every request in flight and waits for their goroutines.

@@ -14,6 +14,8 @@ type cursor struct {
 	counted      bool   // a page was placed: count is known
 	last         int    // count of the last page
 	placed       int    // count of the last page placed
+	// placedAnswered is the answer number of the last page placed.
+	placedAnswered uint64
 	// behind is how many posts were added behind the walk, as pages showed
 	// it: a post yielded found further on than asked, by no more than the
 	// count rose since the last page placed (on a resumed walk's first

@@ -42,7 +42,10 @@
 //     page that holds none, or whose anchor moved by itself, cannot be
 //     placed: the walk searches where the posts it saw say the anchor is
 //     ([Machine.seek]). A page found away from where it was asked while
-//     the count stood is read again before it is believed; twice away in
+//     the count stood is read again before it is believed, and so is one
+//     answered before the page it follows from a list of another count
+//     (its anchor may stand where expected only by a post sent twice
+//     standing in for the shift); twice away in
 //     the same way, it is taken from where it began ([Machine.settle]), or,
 //     when its next link agrees, the walk follows the server's next links
 //     as sent from then on (a server that rounds skip).

@@ -67,6 +67,9 @@ type Page struct {
 	// not be a post (it holds a place in the list all the same).
 	IDs  []string
 	Next Next
+	// Answered orders the walk's answers as they came: one numbered lower
+	// came before one numbered higher; 0 when not known.
+	Answered uint64
 }
 
 // Next is a page's next link, as the shell read it.
@@ -330,7 +333,7 @@ func (m *Machine) commitPosts(page *Page, p placement, skip int) (repeats int) {
 	if c.countLied() {
 		m.seen |= CountUnreliable
 	}
-	c.placed = page.Count
+	c.placed, c.placedAnswered = page.Count, page.Answered
 	return repeats
 }
 

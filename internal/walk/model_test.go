@@ -306,7 +306,7 @@ func (s *modelSession) answer(req Request) *Page {
 	if early {
 		count = max(count, len(s.list)) // a null next the count contradicts: the walk can tell
 	}
-	page := &Page{Count: count, IDs: slices.Clone(nodes)}
+	page := &Page{Count: count, IDs: slices.Clone(nodes), Answered: uint64(s.requests)}
 	if hasNext {
 		page.Next = Next{Present: true, Skip: nextFrom, Limit: req.Limit}
 	}

@@ -229,6 +229,11 @@ func (m *Machine) locate(req Request, page *Page) (placement, *End) {
 		p = placement{placed: true, unverified: len(page.IDs) > 0 || shrank && known}
 	case anchorAt >= 0:
 		p, byAnchor = m.byAnchor(req, page, anchorAt, known, sameCount), true
+		// A page answered before the page it follows, from a list whose
+		// count was another: the list changed between the two answers,
+		// so the anchor found where it was expected may be a post the
+		// server sent twice standing in for a shift. Read it again.
+		p.suspect = p.suspect || known && !sameCount && page.Answered > 0 && page.Answered < c.placedAnswered
 	default:
 		p = m.byLatest(req, page, latest, gap, known, sameCount)
 	}

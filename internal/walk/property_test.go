@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // walkMode is one way a shell drives the machine.
@@ -433,5 +435,22 @@ func TestWalkPromise(t *testing.T) {
 	}
 	if failed.Load() > 0 {
 		t.Errorf("failures by class (reproduce: UGC_WALK_SEED=<seed> UGC_WALK_CASES=1 UGC_WALK_TRACE=1 go test -run TestWalkPromise ./internal/walk):\n%s", failures.String())
+	}
+}
+
+// TestAPageAnsweredBeforeAChangeIsReadAgain: seed 143680's server sends
+// post p0093 twice, in place of p0094, and a post is inserted before it
+// while a parallel walk has the page after it in hand, answered before the
+// insert. That page's first post stands where the walk expected its
+// anchor, by the duplicate, not because nothing moved: the walk reads it
+// again (it was answered before the page it follows, from a list of
+// another count), and the reread shows the post twice. Before, the walk
+// ended complete with p0094 silently missing.
+func TestAPageAnsweredBeforeAChangeIsReadAgain(t *testing.T) {
+	t.Parallel()
+	c := newModelCase(143680)
+	for _, mode := range walkModes {
+		w, s := runWalk(c, mode, nil)
+		assert.Empty(t, checkWalk(c, mode, w, s), "%s: %v", mode.name, c)
 	}
 }
