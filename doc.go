@@ -253,7 +253,12 @@
 //     bucket), kept 3 % under the rate and one request under the burst,
 //     so that the client's bucket never runs ahead of the server's when
 //     requests take more or less time in transit: set to the quota, a
-//     walk runs within 5 % of the quota's speed without a 429;
+//     walk runs within 3 % of the quota's speed without a 429. With a
+//     burst of one there is no spare token: each request is also spaced
+//     from when the one before it was written, and from its send plus
+//     the excess of its round trip over the recent ones' least, which
+//     costs speed (measured 1.03 to 1.08 times the quota's time at 20 to
+//     50 a second, 1.2 at 200; BENCHMARKS.md);
 //   - a 429 or 503 that names a wait (Retry-After in seconds or as an HTTP
 //     date, or the reset of a quota the headers show used up) pauses the
 //     whole Client until then, and the requests waiting go one at a time

@@ -38,6 +38,10 @@ type Pacer struct {
 	pauseUntil time.Time
 	// inflight counts the requests sent and not yet answered.
 	inflight int
+	// rtts are the round trips of the last answers (a ring; answered
+	// counts them).
+	rtts     [16]time.Duration
+	answered int
 
 	throttles, pauses atomic.Int64
 }
@@ -175,6 +179,7 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inflight--
+	p.spaceFromTheAnswer(now, t)
 	switch {
 	case ok:
 		p.learner.answered(t.id, now, accepted)
@@ -204,6 +209,32 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	}
 	p.follow(now)
 	return e
+}
+
+// spaceFromTheAnswer takes the round trip of the request of ticket t,
+// answered at now, under a configured quota with a burst of one, where no
+// spare token absorbs a request that reaches the server's count late. The
+// server counted the request somewhere within its round trip: one longer
+// than the least of the recent ones may have been counted that much later
+// than it was sent (it waited for a connection, or the server took longer
+// before counting it), which would bring the next request closer to it
+// than the rate allows. The next token is due no sooner than an interval
+// after the send, plus that excess. (With a larger burst the spare token
+// the client keeps absorbs it.)
+func (p *Pacer) spaceFromTheAnswer(now time.Time, t Ticket) {
+	rtt := now.Sub(t.Sent)
+	if p.quotaBurst != 1 || rtt < 0 || t.Sent.IsZero() {
+		return
+	}
+	p.rtts[p.answered%len(p.rtts)] = rtt
+	p.answered++
+	least := rtt
+	for _, r := range p.rtts[:min(p.answered, len(p.rtts))] {
+		least = min(least, r)
+	}
+	if excess := rtt - least; excess > 0 {
+		p.configured.delay(t.Sent.Add(excess))
+	}
 }
 
 // Lost takes a request of ticket t that got no answer (a connection

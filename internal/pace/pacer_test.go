@@ -50,3 +50,31 @@ func TestPacerNarrowsAConfiguredRateOnThrottles(t *testing.T) {
 	}
 	assert.True(t, p.learner.engaged, "past the narrowing, the quota is lower than configured: learned")
 }
+
+// TestPacerSpacesFromALateAnswer: under a configured quota with a burst of
+// one, a request whose round trip is longer than the recent ones' least
+// may have been counted by the server that much later: the next one is due
+// an interval after its send plus the excess. Round trips alike move
+// nothing, and a larger burst's spare token absorbs the excess.
+func TestPacerSpacesFromALateAnswer(t *testing.T) {
+	t.Parallel()
+	for _, burst := range []int{1, 5} {
+		p := New(10, burst)
+		now := simEpoch
+		interval := p.Interval()
+		ok := Answer{Status: http.StatusOK}
+		for range 5 { // round trips of 2 ms: nothing moves
+			ticket := p.Send(now)
+			p.Answered(now.Add(2*time.Millisecond), ticket, ok)
+			now = now.Add(interval)
+		}
+		due := p.Earliest(now)
+		ticket := p.Send(now)
+		p.Answered(now.Add(12*time.Millisecond), ticket, ok) // 10 ms later than the least
+		if burst == 1 {
+			assert.Equal(t, now.Add(10*time.Millisecond+interval), p.Earliest(now), "burst 1: the excess is added")
+		} else {
+			assert.False(t, p.Earliest(now).After(due.Add(interval)), "burst %d: the spare token absorbs it", burst)
+		}
+	}
+}
