@@ -11,10 +11,11 @@ import (
 // bucket of q requests a second holding at most b, the usual quota, and
 // after each throttle it finds the q (and b) that would have refused that
 // request and accepted the ones before it. It then paces just under q
-// (under what the ramp proved, after the ramp), and probes upward slowly (a cubic curve, as TCP CUBIC: flat near the
-// learned rate, faster away from it), by requests that succeeded, so that
-// nothing grows while the client is paused or idle. The caller serialises
-// the calls and tells it the time.
+// (under what the ramp proved, after the ramp), and probes upward slowly
+// (a cubic curve, as TCP CUBIC: flat near the learned rate, faster away
+// from it), by requests that succeeded, so that nothing grows while the
+// client is paused or idle. The caller serialises the calls and tells it
+// the time.
 type learner struct {
 	hist    []sendRecord // a ring of histLen, made at the first record
 	histEnd int          // records written; the ring holds the last histLen
