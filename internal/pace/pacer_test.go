@@ -69,7 +69,7 @@ func TestPacerSpacesFromALateAnswer(t *testing.T) {
 			now = now.Add(interval)
 		}
 		ticket := p.Send(now)
-		due := p.configured.due // the next token, as the send left it
+		due := p.configured.due                              // the next token, as the send left it
 		p.Answered(now.Add(12*time.Millisecond), ticket, ok) // 10 ms later than the least
 		if burst == 1 {
 			assert.Equal(t, now.Add(10*time.Millisecond+interval), p.configured.due, "burst 1: the excess is added")
