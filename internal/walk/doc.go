@@ -42,13 +42,17 @@
 //     page that holds none, or whose anchor moved by itself, cannot be
 //     placed: the walk searches where the posts it saw say the anchor is
 //     ([Machine.seek]). A page found away from where it was asked while
-//     the count stood is read again before it is believed, and so is one
-//     answered before the page it follows from a list of another count
-//     (its anchor may stand where expected only by a post sent twice
-//     standing in for the shift); twice away in
-//     the same way, it is taken from where it began ([Machine.settle]), or,
-//     when its next link agrees, the walk follows the server's next links
-//     as sent from then on (a server that rounds skip).
+//     the count stood, or further than the count moved, is read again
+//     before it is believed, and so is one answered before the page it
+//     follows from a list of another count (its anchor may stand where
+//     expected only by a post sent twice standing in for the shift);
+//     twice away in the same way, it is taken from where it began
+//     ([Machine.settle]), or, when its next link agrees, the walk follows
+//     the server's next links as sent from then on (a server that rounds
+//     skip). A page whose anchor stands first, where expected, on a list
+//     that lost posts is checked by asking for the post before the anchor
+//     ([Machine.checkEdge]): a post sent twice in place of the one after
+//     the anchor, after a removal before it, would stand just there.
 //  3. Begin ([Machine.pageStart]). Where the page begins is where it was
 //     asked, unless the walk follows next links, or a page read without
 //     the anchor has a next link that says it began earlier. A first page
@@ -59,7 +63,9 @@
 //     yielded, without any the walk remembers yielding.
 //  5. Judge ([Machine.judge]). A null next or an empty page ends the list;
 //     a short page with a next link does not. An end the count
-//     contradicts is read on from where the posts ended, twice at most.
+//     contradicts, or that a read past it contradicted with posts it
+//     could not place, is read on from where the posts ended, twice at
+//     most; one still contradicted by such posts then is incomplete.
 //     Two pages in a row that do not move the walk past the furthest it
 //     read end it as stalled. At the end, a walk that could not place
 //     every page by its anchor and falls short of its count is
@@ -89,7 +95,8 @@
 //
 // The outcomes are the documentation of [Outcomes]'s constants:
 // [UnverifiedPages], [FollowedNext], [CountUnreliable], [UnverifiedNodes],
-// [CountFell], [FirstPageUnchecked] and [PostSentTwice]. Each is set only
-// when the walk saw its cause, and each says what of the promise it
-// lifts. The SDK's WalkSummary.Outcomes names them.
+// [CountFell], [FirstPageUnchecked], [PostSentTwice] and
+// [ResumeMayRepeat]. Each is set only when the walk saw its cause, and
+// each says what of the promise it lifts. The SDK's WalkSummary.Outcomes
+// names them.
 package walk

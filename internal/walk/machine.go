@@ -45,7 +45,9 @@ const (
 	Reread
 	// Search reads where the posts already seen say the anchor is.
 	Search
-	// Probe asks where a first page that is also the last began.
+	// Probe asks where a first page that is also the last began, or for
+	// the post before an anchor (see [Machine.checkEdge]); its answer is
+	// not the page the walk's steps index.
 	Probe
 )
 
@@ -119,9 +121,15 @@ type Machine struct {
 	// stale counts pages in a row that did not move the walk on, readOn
 	// the reads in a row past an end that the count contradicts, and
 	// readPastEnd is set once the walk has read past such an end: the
-	// server's null next is then no proof that the list ends.
+	// server's null next is then no proof that the list ends. endDenied
+	// is set when a read past such an end brought posts, after any the
+	// walk remembers, that could not be placed: an end is then
+	// contradicted by posts seen beyond it, whatever the count says, until
+	// a page read on from the anchor, where asked, shows where the list
+	// ends.
 	stale, readOn int
 	readPastEnd   bool
+	endDenied     bool
 	// endAt is where the last end read on from stood.
 	endAt int
 	// posts counts the posts yielded, dropped the nodes passed over that
@@ -133,6 +141,11 @@ type Machine struct {
 	fell bool
 	// dup is the first post a page held twice, at two places.
 	dup string
+	// presumed is set while the last page placed yielded posts after an
+	// older post than the anchor, the anchor taken for removed: until a
+	// page is placed by its anchor, a checkpoint may stand before it
+	// (see [ResumeMayRepeat]).
+	presumed bool
 	// out is where each post of the last page yielded stands in the list,
 	// and its ID: the checkpoint of a loop that breaks in its middle.
 	outAt  []int
@@ -203,6 +216,8 @@ func (m *Machine) Take(req Request, page *Page) Step {
 		m.reread(req, page)
 	case waitProbe:
 		m.probed(page)
+	case waitEdge:
+		m.edgeChecked()
 	case waitSearch:
 		m.place(req, page, w.reads+1, w.first)
 	default:
@@ -268,6 +283,9 @@ func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip 
 		}
 	}
 	repeats := m.commitPosts(page, p, skip)
+	if p.presumed && len(m.step.Yield) > 0 || p.start >= 0 {
+		m.presumed = p.presumed
+	}
 	m.plan.learn(req, page)
 	if m.cur.byID && next.Present {
 		m.plan.followNext(next)
@@ -286,6 +304,9 @@ func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip 
 	// before a checkpoint's, passed over, past the furthest the walk had
 	// read: a page of repeats alone does not move the walk on.
 	progress := len(m.step.Yield) > 0 || m.cur.pos > m.furthest && (hasNonPost(page) || p.passed)
+	if req.Purpose == Read && p.start >= 0 && !p.moved {
+		m.endDenied = false // a page read on from the anchor, where asked: it says where the list ends
+	}
 	m.furthest = max(m.furthest, m.cur.pos)
 	m.judge(req, page, next, refused, progress)
 	m.step.Emit = len(m.step.Yield) > 0 || first
@@ -339,12 +360,13 @@ func (m *Machine) commitPosts(page *Page, p placement, skip int) (repeats int) {
 
 // judge decides, after a page is committed, whether the list goes on: the
 // one end judgement of every walk. An empty page or a null next ends it; a
-// next link goes on. An end that the count contradicts is read on from
-// where the posts ended, twice at most, before it is believed (a server
-// that ends the list early, or sends one page short, loses no post); a
-// count that disagrees with where the list ends is recorded, never a
-// reason to stop. Two pages in a row that do not move the walk on end it
-// as stalled.
+// next link goes on. An end that the count contradicts, or that a read
+// past it contradicted with posts it could not place (endDenied), is read
+// on from where the posts ended, twice at most, before it is believed (a
+// server that ends the list early, or sends one page short, loses no
+// post); a count that disagrees with where the list ends is recorded,
+// never a reason to stop. Two pages in a row that do not move the walk on
+// end it as stalled.
 func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bool) {
 	c := &m.cur
 	if page.Count < 0 || next.Present && c.pos >= page.Count || !next.Present && c.pos != page.Count {
@@ -362,7 +384,7 @@ func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bo
 	// is no new end: it is read on from without counting.
 	again := c.pos < m.endAt
 	switch {
-	case ends && len(page.IDs) > 0 && c.pos < page.Count && !c.byID && (m.readOn < 2 || again):
+	case ends && len(page.IDs) > 0 && (c.pos < page.Count || m.endDenied) && !c.byID && (m.readOn < 2 || again):
 		if !again {
 			m.readOn++
 			m.endAt = c.pos
@@ -382,8 +404,10 @@ func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bo
 // finish ends a walk that reached the end of the list: complete, or with
 // the error that says why not. A walk resumed after a post it never found
 // lost its place; one that read a page twice over another post may have
-// lost that post; and one that ends short of its count is incomplete
-// unless it can vouch for its own reading (see [Machine.shortfall]).
+// lost that post; one whose end a read past it still contradicts may have
+// lost the posts it could not place; and one that ends short of its count
+// is incomplete unless it can vouch for its own reading (see
+// [Machine.shortfall]).
 func (m *Machine) finish() {
 	c := &m.cur
 	shortfall := c.last - m.cfg.Skip - m.dropped - m.posts
@@ -393,6 +417,8 @@ func (m *Machine) finish() {
 		m.end(m.drift(fmt.Sprintf("post %s of the checkpoint is no longer in the list", c.anchor), ""))
 	case m.dup != "":
 		m.end(End{Kind: EndIncomplete, Reason: fmt.Sprintf("post %s came twice on one page, in place of another", m.dup)})
+	case m.endDenied:
+		m.end(End{Kind: EndIncomplete, Reason: "a read past where the list ended brought posts that could not be placed"})
 	case m.shortfall(shortfall):
 		m.end(End{Kind: EndIncomplete})
 	default:
@@ -416,7 +442,7 @@ func (m *Machine) shortfall(shortfall int) bool {
 // end ends the walk.
 func (m *Machine) end(e End) {
 	c := &m.cur
-	e.Outcomes = m.Outcomes()
+	e.Outcomes = m.Outcomes() &^ ResumeMayRepeat // said only of a walk stopped before its end
 	e.CountAtStart, e.CountAtEnd = c.count, c.last
 	e.Skip, e.Posts = m.cfg.Skip, m.posts
 	m.step.End = &e
@@ -436,10 +462,14 @@ func (m *Machine) drift(reason, id string) End {
 // Outcomes is what the walk could not vouch for so far: that of a walk
 // stopped before its end.
 func (m *Machine) Outcomes() Outcomes {
+	o := m.seen
 	if m.fell && m.seen&UnverifiedPages != 0 {
-		return m.seen | CountFell
+		o |= CountFell
 	}
-	return m.seen
+	if m.presumed && !m.ended {
+		o |= ResumeMayRepeat
+	}
+	return o
 }
 
 // Counts returns the counts of the first and of the last page.

@@ -135,9 +135,19 @@ const (
 	// list then ends in [EndIncomplete]; this outcome says it of a walk
 	// stopped before.
 	PostSentTwice
+	// ResumeMayRepeat: the walk stopped just after a page it placed after
+	// an older post than its last, taking the last for removed (it was not
+	// on the page, and posts the walk had not seen stood where it would
+	// be). Had it only been pushed past the page's end (a server that ends
+	// a page early), a walk resumed from this walk's checkpoint yields it
+	// again: a checkpoint names one post to go on after, and the posts
+	// yielded stand on both sides of it. Only a walk stopped before its
+	// end says it: one that goes on sees the post again and ends in
+	// [EndDrift].
+	ResumeMayRepeat
 )
 
-var outcomeNames = []string{"unverified-pages", "followed-next", "count-unreliable", "unverified-nodes", "count-fell", "first-page-unchecked", "post-sent-twice"}
+var outcomeNames = []string{"unverified-pages", "followed-next", "count-unreliable", "unverified-nodes", "count-fell", "first-page-unchecked", "post-sent-twice", "resume-may-repeat"}
 
 // String names the outcomes, comma-separated; "" for none.
 func (o Outcomes) String() string {

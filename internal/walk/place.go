@@ -1,6 +1,9 @@
 package walk
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // maxReads bounds the reads one page's placement may take, each aimed at
 // where the posts already seen say the anchor is.
@@ -34,6 +37,13 @@ type placement struct {
 	// behind is how many posts the page shows were added behind the walk
 	// (see [cursor.behind]).
 	behind int
+	// presumed: placed after an older post than the anchor, which (with
+	// any yielded after that post) is taken for removed.
+	presumed bool
+	// edge: the anchor stood first on the page, where it was asked for,
+	// on a list that lost posts since the last page placed (see
+	// [Machine.checkEdge]).
+	edge bool
 }
 
 // wait is what the walk waits for besides its next page.
@@ -55,6 +65,7 @@ const (
 	waitReread
 	waitSearch
 	waitProbe
+	waitEdge
 )
 
 // place places the reads-th answer to a page's request, or asks for
@@ -68,6 +79,8 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 	switch {
 	case err != nil:
 		m.fail(*err)
+	case p.placed && !doubtful(page, p) && p.edge:
+		m.checkEdge(req, page, p, first)
 	case p.placed && !doubtful(page, p):
 		if p.moved {
 			m.event(pageEvent(EventReanchor, req, page, "ugc: page re-anchored: the list changed or the page was not the one asked for"))
@@ -82,6 +95,9 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 		m.wait = wait{kind: waitReread, req: again, reads: reads, first: first, doubted: p}
 	default:
 		m.event(Event{Kind: EventReanchor})
+		if m.readOn > 0 && req.Purpose == Read && m.holdsNew(page) {
+			m.endDenied = true // posts past an end the walk read on from
+		}
 		skip := m.seek(req.Skip, m.plan.anchoredLimit(), reads, page)
 		if skip < 0 {
 			m.fail(m.lost(page, reads))
@@ -91,6 +107,30 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 		search.Purpose = Search
 		m.wait = wait{kind: waitSearch, req: search, reads: reads, first: first}
 	}
+}
+
+// checkEdge asks, before it goes on with a page whose anchor stood first,
+// where it was asked for, on a list that lost posts since the last page
+// placed, for the post before the anchor and the anchor. A post removed
+// before the anchor would have moved it back by one, and a post the server
+// sent twice in place of the one after it would then stand just where the
+// anchor was expected: the page would look right, with that post missing.
+// The two posts show it (a post twice, in [Machine.Take]); the page is
+// then taken as it came.
+func (m *Machine) checkEdge(req Request, page *Page, p placement, first bool) {
+	pr := &probe{req: req, page: Page{Count: page.Count, IDs: append([]string(nil), page.IDs...), Next: page.Next, Answered: page.Answered},
+		p: p, first: first}
+	check := m.plan.at(m.cur.anchorAt-1, 2)
+	check.Purpose = Probe
+	m.wait = wait{kind: waitEdge, req: check, probe: pr}
+}
+
+// edgeChecked goes on with the page an edge check was sent for.
+func (m *Machine) edgeChecked() {
+	pr := m.wait.probe
+	m.wait = wait{}
+	m.step.Earlier = true
+	m.located(pr.req, &pr.page, pr.p, pr.first)
 }
 
 // reread takes a doubtful page's second answer. A page twice away from
@@ -234,6 +274,7 @@ func (m *Machine) locate(req Request, page *Page) (placement, *End) {
 		// so the anchor found where it was expected may be a post the
 		// server sent twice standing in for a shift. Read it again.
 		p.suspect = p.suspect || known && !sameCount && page.Answered > 0 && page.Answered < c.placedAnswered
+		p.edge = req.Purpose != Search && anchorAt == 0 && !p.moved && known && page.Count < c.placed && !c.countLied() && c.anchorAt > 0
 	default:
 		p = m.byLatest(req, page, latest, gap, known, sameCount)
 	}
@@ -328,13 +369,30 @@ func (m *Machine) byLatest(req Request, page *Page, latest, gap int, known, same
 	if latest < 0 || postsAfter(page, latest) < gap && page.Next.Present {
 		return placement{moved: true}
 	}
-	behind := c.addedBehind(latest-(c.anchorAt-req.Skip-gap), page.Count, known)
+	jump := latest - (c.anchorAt - req.Skip - gap)
+	behind := c.addedBehind(jump, page.Count, known)
 	// The anchor and the posts yielded after this one were removed: the
 	// count fell, unless posts were added as well. A page from elsewhere
 	// (a server that ignored skip) looks the same with a count that did
-	// not fall: it is read again first.
-	suspect := sameCount || known && (c.countLied() || page.Count > c.placed)
-	return placement{placed: true, from: latest + 1, moved: true, suspect: suspect, behind: behind}
+	// not fall, or with the post further from where it was than the
+	// count changed: it is read again first.
+	suspect := sameCount || known && (c.countLied() || page.Count > c.placed || jump != 0 && !c.explained(jump, page.Count))
+	return placement{placed: true, from: latest + 1, moved: true, suspect: suspect, behind: behind, presumed: gap > 0}
+}
+
+// holdsNew reports whether a page holds a post the walk does not remember
+// yielding after the last it does: one that may stand ahead of the walk.
+func (m *Machine) holdsNew(page *Page) bool {
+	for _, id := range slices.Backward(page.IDs) {
+		switch {
+		case id == "":
+		case m.mem.holds(id):
+			return false
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // postsAfter counts the posts of a page after index i.
