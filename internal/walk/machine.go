@@ -130,6 +130,12 @@ type Machine struct {
 	stale, readOn int
 	readPastEnd   bool
 	endDenied     bool
+	// nextLag is how far before where the walk has the last page's posts
+	// end its next link went on: a server that answers from before where
+	// asked (it rounds skip down) while the walk's positions run ahead of
+	// its own. An end is judged against the count from the server's
+	// position, the lower.
+	nextLag int
 	// endAt is where the last end read on from stood.
 	endAt int
 	// posts counts the posts yielded, dropped the nodes passed over that
@@ -254,10 +260,12 @@ func (m *Machine) checkNext(req Request, page *Page) (next Next, refused bool) {
 	if len(page.IDs) < req.Limit {
 		m.event(pageEvent(EventShortPage, req, page, ""))
 	}
-	if end := req.Skip + len(page.IDs); next.Skip != end && !m.cur.byID {
+	end := req.Skip + len(page.IDs)
+	if next.Skip != end && !m.cur.byID {
 		m.event(pageEvent(EventNextCorrected, req, page,
 			fmt.Sprintf("ugc: next link skips to %d, but the posts received end at %d; reading from there", next.Skip, end)))
 	}
+	m.nextLag = max(end-next.Skip, 0)
 	return next, false
 }
 
@@ -384,13 +392,13 @@ func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bo
 	// is no new end: it is read on from without counting.
 	again := c.pos < m.endAt
 	switch {
-	case ends && len(page.IDs) > 0 && (c.pos < page.Count || m.endDenied) && !c.byID && (m.readOn < 2 || again):
+	case ends && len(page.IDs) > 0 && (c.pos-m.nextLag < page.Count || m.endDenied) && !c.byID && (m.readOn < 2 || again):
 		if !again {
 			m.readOn++
 			m.endAt = c.pos
 		}
 		m.readPastEnd = true
-		m.plan.readOn(page) // from where the posts ended, not again at the anchor
+		m.plan.readOn(req, page)
 		m.event(pageEvent(EventNextCorrected, req, page, "ugc: a page ended the list before its count; reading on"))
 	case ends:
 		m.finish()

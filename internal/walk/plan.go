@@ -77,12 +77,14 @@ func (p *plan) learn(req Request, page *Page) {
 	}
 }
 
-// readOn takes a page that ended the list before its count as a sign that
-// the server sends no more than that page's nodes a page: the request
-// that reads on starts where its posts ended, since one from the anchor
-// would bring the same page again.
-func (p *plan) readOn(page *Page) {
-	if n := len(page.IDs); n > 0 {
+// readOn takes a page shorter than asked that ended the list before its
+// count as a sign that the server sends no more than that page's nodes a
+// page: the request that reads on starts where its posts ended, since one
+// from the anchor would bring the same page again. A page as long as
+// asked says nothing of that: the walk reads on from the anchor, which
+// checks where the list went on.
+func (p *plan) readOn(req Request, page *Page) {
+	if n := len(page.IDs); n > 0 && n < req.Limit {
 		p.served = min(p.served, n)
 	}
 }

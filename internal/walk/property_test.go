@@ -10,8 +10,9 @@ package walk
 //
 // Run more: UGC_WALK_CASES=200000 go test -run TestWalkPromise ./internal/walk
 // walks a million (five modes a case; UGC_TEST_HEAVY=1, as in CI, runs
-// 100,000); UGC_WALK_SEED sets the first seed, UGC_WALK_TRACE=1 prints each
-// answer of a one-case run.
+// 100,000); UGC_WALK_SEED sets the first seed, UGC_WALK_SEEDS=1 prints
+// every failing seed, UGC_WALK_TRACE=1 prints each answer of a one-case
+// run.
 
 import (
 	"cmp"
@@ -385,6 +386,7 @@ func TestWalkPromise(t *testing.T) {
 	}
 	first := envInt("UGC_WALK_SEED", 1)
 	var trace func(string)
+	listSeeds := os.Getenv("UGC_WALK_SEEDS") != ""
 	if os.Getenv("UGC_WALK_TRACE") != "" {
 		trace = func(s string) { fmt.Println(s) }
 	}
@@ -411,6 +413,9 @@ func TestWalkPromise(t *testing.T) {
 					for _, f := range fs {
 						failed.Add(1)
 						failures.add(f.class, c, mode.name, f.msg+"; "+w.note)
+						if listSeeds {
+							fmt.Printf("failing seed %d %s %s\n", seed, mode.name, f.class)
+						}
 					}
 					if len(fs) > 0 || !c.benign() || w.end == nil {
 						continue
@@ -462,6 +467,14 @@ func TestServersThePropertyFound(t *testing.T) {
 		// anchor and settled the page, which ended the list again, with
 		// the posts the read past the first end brought still unplaced.
 		{65452, "only a page read on from the anchor, where asked, confirms an end that posts contradicted"},
+		// Pages of one post on a server that ends the list early: the read
+		// past the end was sent blind (a page of one node seemed to be all
+		// the server sends), and a removal behind it passed over a post.
+		{1145665, "a page as long as asked says nothing of how many posts the server sends a page"},
+		// A server that rounds skip down answered every page from two
+		// places before where asked, its next links saying so; the last
+		// page ended early just where the walk's count was met.
+		{1192325, "an end is judged against the count from where the server's next links put the walk"},
 		// A server that ignored skip once answered a blind read from the
 		// list's start: its post stood 16 places from where expected, with
 		// the count down by one.
