@@ -134,7 +134,8 @@ type Machine struct {
 	// end its next link went on: a server that answers from before where
 	// asked (it rounds skip down) while the walk's positions run ahead of
 	// its own. An end is judged against the count from the server's
-	// position, the lower.
+	// position (this, or where the page's anchor shows it began), the
+	// lower.
 	nextLag int
 	// endAt is where the last end read on from stood.
 	endAt int
@@ -316,7 +317,11 @@ func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip 
 		m.endDenied = false // a page read on from the anchor, where asked: it says where the list ends
 	}
 	m.furthest = max(m.furthest, m.cur.pos)
-	m.judge(req, page, next, refused, progress)
+	lag := m.nextLag
+	if p.start >= 0 {
+		lag = max(lag, skip-p.start) // its anchor shows it began before where the walk has it begin
+	}
+	m.judge(req, page, next, refused, progress, lag)
 	m.step.Emit = len(m.step.Yield) > 0 || first
 	if m.step.Emit {
 		m.outAt, m.outIDs = m.outAt[:0], m.outIDs[:0]
@@ -368,14 +373,15 @@ func (m *Machine) commitPosts(page *Page, p placement, skip int) (repeats int) {
 
 // judge decides, after a page is committed, whether the list goes on: the
 // one end judgement of every walk. An empty page or a null next ends it; a
-// next link goes on. An end that the count contradicts, or that a read
+// next link goes on. An end that the count contradicts (from the walk's
+// position less lag, how far it may run ahead of the server's), or that a read
 // past it contradicted with posts it could not place (endDenied), is read
 // on from where the posts ended, twice at most, before it is believed (a
 // server that ends the list early, or sends one page short, loses no
 // post); a count that disagrees with where the list ends is recorded,
 // never a reason to stop. Two pages in a row that do not move the walk on
 // end it as stalled.
-func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bool) {
+func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bool, lag int) {
 	c := &m.cur
 	if page.Count < 0 || next.Present && c.pos >= page.Count || !next.Present && c.pos != page.Count {
 		m.event(pageEvent(EventCountMismatch, req, page, ""))
@@ -392,7 +398,7 @@ func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bo
 	// is no new end: it is read on from without counting.
 	again := c.pos < m.endAt
 	switch {
-	case ends && len(page.IDs) > 0 && (c.pos-m.nextLag < page.Count || m.endDenied) && !c.byID && (m.readOn < 2 || again):
+	case ends && len(page.IDs) > 0 && (c.pos-lag < page.Count || m.endDenied) && !c.byID && (m.readOn < 2 || again):
 		if !again {
 			m.readOn++
 			m.endAt = c.pos

@@ -179,6 +179,11 @@ func (m *Machine) settle(req Request, page *Page, p placement, first bool) {
 	m.seen |= UnverifiedPages
 	m.event(pageEvent(EventUnverified, req, page, "ugc: a page twice away from where it was asked: taken from where it began"))
 	asked := req.Skip
+	if back := asked - p.start; back > 0 {
+		// The walk's positions ran that far ahead of the server's: posts
+		// it took for added behind it may have been that, not additions.
+		m.cur.behind = max(m.cur.behind-back, 0)
+	}
 	req.Skip = min(asked, p.start) // the list moved, or the server answered elsewhere: never past either
 	if endsAtAnchor(page, p) && req.Skip+len(page.IDs) <= m.cur.pos {
 		req.Skip = max(asked, p.start) // from the earlier, the walk would ask for this page again

@@ -475,6 +475,14 @@ func TestServersThePropertyFound(t *testing.T) {
 		// places before where asked, its next links saying so; the last
 		// page ended early just where the walk's count was met.
 		{1192325, "an end is judged against the count from where the server's next links put the walk"},
+		// A stale count below the list and a server that rounds skip: a
+		// page from four places early looked like four posts added
+		// behind, and that credit excused the missing tail.
+		{346144, "a page settled from before where asked takes back that much credit for posts added behind"},
+		// A server that rounds skip down answered the read on from the
+		// list's start; its anchor moved by two, within the slack, and the
+		// page ended the list where the count was met from where asked.
+		{336852, "an end is judged against the count from where the page's anchor shows it began"},
 		// A server that ignored skip once answered a blind read from the
 		// list's start: its post stood 16 places from where expected, with
 		// the count down by one.
