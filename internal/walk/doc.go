@@ -63,10 +63,11 @@
 //     yielded, without any the walk remembers yielding.
 //  5. Judge ([Machine.judge]). A null next or an empty page ends the list;
 //     a short page with a next link does not. An end the count
-//     contradicts (from where the server's next links put the walk, when
-//     they went on before where its posts ended), or that a read past it
-//     contradicted with posts it could not place, is read on from, twice
-//     at most; one still contradicted by such posts then is incomplete.
+//     contradicts (from where the server's next links or the page's
+//     anchor put the walk, when that is before where it has its posts
+//     end), or that a read past it contradicted with posts it could not
+//     place, is read on from, twice at most; one still contradicted by
+//     such posts then is incomplete.
 //     Two pages in a row that do not move the walk past the furthest it
 //     read end it as stalled. At the end, a walk that could not place
 //     every page by its anchor and falls short of its count is
