@@ -133,11 +133,12 @@ const (
 	// throttle; one over it a second less of ramp from a single token).
 	rampTime  = 0.1
 	rampFloor = 8.0
-	// maxBurst is the largest bucket the learner considers, and
-	// minBurstRange the largest it always considers (a first phase that
-	// did not begin with a full bucket shows a smaller one).
-	maxBurst      = 4096
-	minBurstRange = 64
+	// maxBurst is the largest bucket the learner considers; denseSizes
+	// how many under what the first phase accepted it tells apart one by
+	// one (a size one off is a token off over a phase that drained the
+	// bucket: the rate it explains is off by a token over the phase).
+	maxBurst   = 4096
+	denseSizes = 8
 	// minRate bounds the rate from below, in requests a second.
 	minRate = 0.05
 	// maxRate bounds the rate from above.
@@ -393,10 +394,13 @@ func (l *learner) windowBounds(w window, i uint64) []candidate {
 }
 
 // bucketSizes returns the sizes of bucket the learner tells apart, up to
-// most: every one up to 4, then steps of about a third.
+// most, what the first phase accepted (the bucket, and what refilled it
+// while the phase lasted): every one up to 4 and the last denseSizes,
+// steps of about a third between.
 func bucketSizes(most float64) []float64 {
+	most = max(math.Floor(most), 1)
 	var out []float64
-	for b := 1.0; b <= max(most, 1); b = max(b+1, math.Round(b*4/3)) {
+	for b := 1.0; b <= most; b = max(b+1, min(math.Round(b*4/3), most-denseSizes)) {
 		out = append(out, b)
 	}
 	return out
