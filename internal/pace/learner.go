@@ -289,13 +289,14 @@ func (l *learner) learn(i uint64) {
 		// the second throttle: the answers in flight at the first have
 		// come, and the first phase bounds q for each size of bucket
 		l.firstAccepted = l.acceptedIn(l.oldest(), l.firstEnd)
-		l.firstEnd = 0
-		if l.oneAtATime(l.firstWindow(), l.firstThrottled) {
-			// (requests in flight together may have arrived in another
-			// order than they were sent: the first phase's bounds would
-			// not hold)
+		if l.oneAtATime(l.firstWindow(), uint64(l.firstEnd-1)) {
 			l.candidates = l.windowBounds(l.firstWindow(), l.firstThrottled)
+		} else {
+			// requests in flight together may have arrived in another
+			// order than they were sent: only their count bounds q
+			l.candidates = l.countBounds()
 		}
+		l.firstEnd = 0
 	}
 	phase := l.phaseBounds(i)
 	if len(phase) == 0 && l.firstAccepted < maxBurst {
@@ -507,6 +508,25 @@ func (l *learner) oneAtATime(w window, i uint64) bool {
 		}
 	}
 	return true
+}
+
+// countBounds returns, for each size b the server's bucket may have, the
+// least q that the count of what the first phase accepted proves,
+// whatever the order its requests arrived in: a bucket of b accepts at
+// most b and what refilled it while they arrived, between the first
+// sending and the last answer.
+func (l *learner) countBounds() []candidate {
+	first, last := l.oldest(), 0.0
+	for k := first; k < l.firstEnd; k++ {
+		r := &l.hist[k%histLen]
+		last = max(last, r.sent+r.rtt)
+	}
+	span := last - l.hist[first%histLen].sent
+	var out []candidate
+	for _, b := range bucketSizes(l.firstAccepted) {
+		out = append(out, candidate{b, max(l.firstAccepted-b, 0) / max(span, 1e-9), math.Inf(1)})
+	}
+	return out
 }
 
 // firstWindow is the first phase: the oldest request remembered found a
