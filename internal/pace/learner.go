@@ -98,9 +98,12 @@ const (
 	plateauPauses = 18.0
 	// looseBounds: bounds on q wider than this fraction of it shorten
 	// the plateau in proportion, down to plateauTime, or down to
-	// quickPlateauTime for the first quickLearns estimates (the ramp's
-	// doublings leave the quota known to a factor of two at best).
+	// quickPlateauTime for the first quickLearns estimates when wider
+	// than quickBounds (the ramp's doublings may leave the quota known
+	// to a factor of two; tighter bounds wait for the usual plateau,
+	// which spares a short walk a throttle).
 	looseBounds      = 0.05
+	quickBounds      = 0.10
 	quickPlateauTime = 4.0
 	quickLearns      = 2
 	// backOff multiplies the rate when no bucket explains a throttle.
@@ -351,10 +354,11 @@ func (l *learner) learn(i uint64) {
 			l.est = max(l.rate()/2, minRate)
 		}
 	case l.ramping:
-		// the ramp's doublings overshoot by up to twice: settle at what
-		// it proved (or half the bound, when a throttle came at once),
-		// and probe soon (see quickPlateauTime)
-		l.est = max(l.lo, l.hi/2, minRate)
+		// settle between the bounds as after any phase, or at half the
+		// upper one if higher (the ramp's doublings overshoot by up to
+		// twice: a throttle that came at once leaves bounds that loose),
+		// and probe soon if they are loose (see quickPlateauTime)
+		l.est = max(mid(l.lo, l.hi), l.hi/2, minRate)
 	default:
 		l.est = max(mid(l.lo, l.hi), minRate)
 	}
@@ -366,7 +370,7 @@ func (l *learner) learn(i uint64) {
 		// named wait is for a quota learned well; the first ones, which
 		// the coarse steps of the ramp leave, sooner still
 		flat = max(flat*looseBounds/width, plateauTime)
-		if l.learned <= quickLearns {
+		if l.learned <= quickLearns && width > quickBounds {
 			flat = quickPlateauTime
 		}
 	}
