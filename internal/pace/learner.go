@@ -98,9 +98,12 @@ const (
 	plateauPauses = 18.0
 	// looseBounds: bounds on q wider than this fraction of it shorten
 	// the plateau in proportion, down to plateauTime, or down to
-	// quickPlateauTime for the first quickLearns estimates (the ramp's
-	// doublings leave the quota known to a factor of two at best).
+	// quickPlateauTime for the first quickLearns estimates when wider
+	// than quickBounds (the ramp's doublings may leave the quota known
+	// to a factor of two; tighter bounds wait for the usual plateau,
+	// which spares a short walk a throttle).
 	looseBounds      = 0.05
+	quickBounds      = 0.10
 	quickPlateauTime = 4.0
 	quickLearns      = 2
 	// backOff multiplies the rate when no bucket explains a throttle.
@@ -133,11 +136,12 @@ const (
 	// throttle; one over it a second less of ramp from a single token).
 	rampTime  = 0.1
 	rampFloor = 8.0
-	// maxBurst is the largest bucket the learner considers, and
-	// minBurstRange the largest it always considers (a first phase that
-	// did not begin with a full bucket shows a smaller one).
-	maxBurst      = 4096
-	minBurstRange = 64
+	// maxBurst is the largest bucket the learner considers; denseSizes
+	// how many under what the first phase accepted it tells apart one by
+	// one (a size one off is a token off over a phase that drained the
+	// bucket: the rate it explains is off by a token over the phase).
+	maxBurst   = 4096
+	denseSizes = 8
 	// minRate bounds the rate from below, in requests a second.
 	minRate = 0.05
 	// maxRate bounds the rate from above.
@@ -288,13 +292,14 @@ func (l *learner) learn(i uint64) {
 		// the second throttle: the answers in flight at the first have
 		// come, and the first phase bounds q for each size of bucket
 		l.firstAccepted = l.acceptedIn(l.oldest(), l.firstEnd)
-		l.firstEnd = 0
-		if l.oneAtATime(l.firstWindow(), l.firstThrottled) {
-			// (requests in flight together may have arrived in another
-			// order than they were sent: the first phase's bounds would
-			// not hold)
+		if l.oneAtATime(l.firstWindow(), uint64(l.firstEnd-1)) {
 			l.candidates = l.windowBounds(l.firstWindow(), l.firstThrottled)
+		} else {
+			// requests in flight together may have arrived in another
+			// order than they were sent: only their count bounds q
+			l.candidates = l.countBounds()
 		}
+		l.firstEnd = 0
 	}
 	phase := l.phaseBounds(i)
 	if len(phase) == 0 && l.firstAccepted < maxBurst {
@@ -349,10 +354,11 @@ func (l *learner) learn(i uint64) {
 			l.est = max(l.rate()/2, minRate)
 		}
 	case l.ramping:
-		// the ramp's doublings overshoot by up to twice: settle at what
-		// it proved (or half the bound, when a throttle came at once),
-		// and probe soon (see quickPlateauTime)
-		l.est = max(l.lo, l.hi/2, minRate)
+		// settle between the bounds as after any phase, or at half the
+		// upper one if higher (the ramp's doublings overshoot by up to
+		// twice: a throttle that came at once leaves bounds that loose),
+		// and probe soon if they are loose (see quickPlateauTime)
+		l.est = max(mid(l.lo, l.hi), l.hi/2, minRate)
 	default:
 		l.est = max(mid(l.lo, l.hi), minRate)
 	}
@@ -364,7 +370,7 @@ func (l *learner) learn(i uint64) {
 		// named wait is for a quota learned well; the first ones, which
 		// the coarse steps of the ramp leave, sooner still
 		flat = max(flat*looseBounds/width, plateauTime)
-		if l.learned <= quickLearns {
+		if l.learned <= quickLearns && width > quickBounds {
 			flat = quickPlateauTime
 		}
 	}
@@ -393,10 +399,13 @@ func (l *learner) windowBounds(w window, i uint64) []candidate {
 }
 
 // bucketSizes returns the sizes of bucket the learner tells apart, up to
-// most: every one up to 4, then steps of about a third.
+// most, what the first phase accepted (the bucket, and what refilled it
+// while the phase lasted): every one up to 4 and the last denseSizes,
+// steps of about a third between.
 func bucketSizes(most float64) []float64 {
+	most = max(math.Floor(most), 1)
 	var out []float64
-	for b := 1.0; b <= max(most, 1); b = max(b+1, math.Round(b*4/3)) {
+	for b := 1.0; b <= most; b = max(b+1, min(math.Round(b*4/3), most-denseSizes)) {
 		out = append(out, b)
 	}
 	return out
@@ -503,6 +512,25 @@ func (l *learner) oneAtATime(w window, i uint64) bool {
 		}
 	}
 	return true
+}
+
+// countBounds returns, for each size b the server's bucket may have, the
+// least q that the count of what the first phase accepted proves,
+// whatever the order its requests arrived in: a bucket of b accepts at
+// most b and what refilled it while they arrived, between the first
+// sending and the last answer.
+func (l *learner) countBounds() []candidate {
+	first, last := l.oldest(), 0.0
+	for k := first; k < l.firstEnd; k++ {
+		r := &l.hist[k%histLen]
+		last = max(last, r.sent+r.rtt)
+	}
+	span := last - l.hist[first%histLen].sent
+	var out []candidate
+	for _, b := range bucketSizes(l.firstAccepted) {
+		out = append(out, candidate{b, max(l.firstAccepted-b, 0) / max(span, 1e-9), math.Inf(1)})
+	}
+	return out
 }
 
 // firstWindow is the first phase: the oldest request remembered found a

@@ -95,6 +95,9 @@ type simCase struct {
 	configured      float64
 	configuredBurst int
 	seed            uint64
+	// trace, if set, is called after the pacer took each answer: when it
+	// came, whether it was accepted, when its request was sent.
+	trace func(at time.Duration, ok bool, sent time.Duration, p *Pacer)
 }
 
 func (c simCase) String() string {
@@ -286,6 +289,9 @@ func (c simCase) run() simResult {
 				}
 			}
 			eff := p.Answered(now, Ticket{Sent: simEpoch.Add(e.sent), id: e.id}, a)
+			if c.trace != nil {
+				c.trace(e.at, e.ok, e.sent, p)
+			}
 			if !e.ok && !eff.Throttled {
 				// a 429 that names no wait is retried after the client's
 				// backoff (WithRetryWait's minimum)
