@@ -319,7 +319,9 @@ func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip 
 	m.furthest = max(m.furthest, m.cur.pos)
 	lag := m.nextLag
 	if p.start >= 0 {
-		lag = max(lag, skip-p.start) // its anchor shows it began before where the walk has it begin
+		// its anchor shows it began before where the walk has it begin,
+		// by more than the posts the count shows added behind
+		lag = max(lag, skip-p.start-p.behind)
 	}
 	m.judge(req, page, next, refused, progress, lag)
 	m.step.Emit = len(m.step.Yield) > 0 || first

@@ -197,6 +197,16 @@ func (c *modelCase) wellBehaved() bool {
 	return c.benign() && c.skip == skipHonoured && c.count == countTrue && c.dupAt == 0
 }
 
+// honestUnderChange reports whether the server follows the contract while
+// posts are added and removed (none moved): no error of a walk of it is
+// needed, though a change may end one in EndDrift.
+func (c *modelCase) honestUnderChange() bool {
+	if len(c.mutations) == 0 || c.earlyNull || c.skip != skipHonoured || c.count != countTrue || c.dupAt != 0 || c.pageCap != 0 {
+		return false
+	}
+	return !slices.ContainsFunc(c.mutations, func(m mutation) bool { return m.kind == mutMove })
+}
+
 func (c *modelCase) String() string {
 	var b strings.Builder
 	posts, odd := 0, 0
