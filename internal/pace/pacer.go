@@ -44,6 +44,8 @@ type Pacer struct {
 	// without jitter.
 	rtts     [64]time.Duration
 	answered int
+	// lastOut is when the last request was let go, or written if later.
+	lastOut time.Time
 
 	throttles, pauses atomic.Int64
 }
@@ -107,7 +109,13 @@ func (p *Pacer) Earliest(now time.Time) time.Time {
 }
 
 func (p *Pacer) earliest(now time.Time) time.Time {
-	return later(now, later(p.pauseUntil, later(p.configured.earliest(), p.adaptive.earliest())))
+	at := later(p.configured.earliest(), p.adaptive.earliest())
+	if p.configured.gap > 0 && p.inflight > 0 && !now.Before(at) {
+		// a request let go late is forgiven only with the answers in, to
+		// show how late the server counted it (see spaceFromTheAnswer)
+		at = later(at, p.lastOut.Add(p.configured.interval))
+	}
+	return later(now, later(p.pauseUntil, at))
 }
 
 // Interval returns the time between two requests at the rate the pacer
@@ -130,6 +138,7 @@ func (p *Pacer) Send(now time.Time) Ticket {
 	p.configured.take(now)
 	p.adaptive.take(now)
 	p.inflight++
+	p.lastOut = later(p.lastOut, now)
 	return Ticket{Sent: now, id: p.learner.record(now, paced)}
 }
 
@@ -146,6 +155,7 @@ func (p *Pacer) Wrote(t Ticket, at time.Time) {
 	defer p.mu.Unlock()
 	p.configured.delay(at)
 	p.adaptive.delay(at)
+	p.lastOut = later(p.lastOut, at)
 }
 
 // Answer is what the pacer reads of an answer.
@@ -235,7 +245,9 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 // was, and a request let go late (the gate's timer wakes up to a
 // millisecond late on Linux) does not put the next one back, as long as
 // the two stay that far apart. The median excess is a margin for the
-// jitter in transit that an answer not yet in cannot show.
+// jitter in transit that an answer not yet in cannot show; and a request
+// whose turn comes while an answer is still out (a loaded client may take
+// it in late) waits an interval after the last request went, as before.
 func (p *Pacer) spaceFromTheAnswer(now time.Time, t Ticket) {
 	rtt := now.Sub(t.Sent)
 	if p.quotaBurst != 1 || rtt < 0 || t.Sent.IsZero() {

@@ -84,7 +84,9 @@ func TestPacerSpacesFromALateAnswer(t *testing.T) {
 // one, a request let go late puts the next one back by its lateness until
 // 16 round trips are known; then (round trips alike: no jitter) the next
 // token stays due an interval after the last one was, and no sooner than
-// the quota's spacing after the late request.
+// the quota's spacing after the late request; but when it is due and the
+// late request's answer is not in, it waits an interval after that
+// request.
 func TestPacerForgivesALateSend(t *testing.T) {
 	t.Parallel()
 	p := New(10, 1)
@@ -105,6 +107,14 @@ func TestPacerForgivesALateSend(t *testing.T) {
 	}
 	due := p.Earliest(now)
 	late := due.Add(interval - spacing + time.Millisecond) // later than the headroom absorbs
-	p.Send(late)
+	ticket := p.Send(late)
 	assert.Equal(t, late.Add(spacing), p.Earliest(late), "no sooner than the quota's spacing after it")
+	p.Answered(late.Add(2*time.Millisecond), ticket, ok)
+
+	// an answer not in when the next is due: nothing forgiven
+	due = p.Earliest(now)
+	late = due.Add(2 * time.Millisecond)
+	p.Send(late)
+	assert.Equal(t, due.Add(interval), p.Earliest(late), "forgiven while the answer may yet come")
+	assert.Equal(t, late.Add(interval), p.Earliest(due.Add(interval)), "the answer is not in: an interval after the send")
 }
