@@ -137,14 +137,14 @@ func benchQuotaWalk(b *testing.B, ds *ugctest.Dataset, posts int, q ugctest.Quot
 }
 
 // BenchmarkQuotaCallers has 8 goroutines make single calls on one Client
-// against the fake behind a quota of 5 or 50 requests a second with a
+// against the fake behind a quota of 5, 50 or 200 requests a second with a
 // burst of 1 that says nothing but Retry-After, with the default options
 // and with WithRateLimit set to the quota, for about ten seconds. It
 // reports the calls a second over the quota (of-quota), the 429s, and the
 // calls that failed.
 func BenchmarkQuotaCallers(b *testing.B) {
 	const workers = 8
-	for _, rps := range []float64{5, 50} {
+	for _, rps := range []float64{5, 50, 200} {
 		for _, options := range []string{"default", "rate-set"} {
 			b.Run(fmt.Sprintf("quota=%v/burst=1/%s", rps, options), func(b *testing.B) {
 				var (

@@ -3,6 +3,7 @@ package pace
 import (
 	"math"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,9 +40,12 @@ type Pacer struct {
 	// inflight counts the requests sent and not yet answered.
 	inflight int
 	// rtts are the round trips of the last answers (a ring; answered
-	// counts them).
-	rtts     [16]time.Duration
+	// counts them): 64, so that their least is near the round trip
+	// without jitter.
+	rtts     [64]time.Duration
 	answered int
+	// lastOut is when the last request was let go, or written if later.
+	lastOut time.Time
 
 	throttles, pauses atomic.Int64
 }
@@ -52,7 +56,9 @@ type Pacer struct {
 // the server's would run ahead of it whenever a request spent less time in
 // transit than the one before it: the request would find no token. One
 // token spare absorbs a request early by up to the quota's spacing, and
-// the 3 % a request early by 3 % of it with a burst of one.
+// the 3 % a request early by 3 % of it with a burst of one (where, once
+// the round trips are known, the answers keep the requests apart, and the
+// 3 % absorbs a request let go late: see spaceFromTheAnswer).
 const Headroom = 0.03
 
 // New returns a pacer at rps requests a second, in bursts of up to burst,
@@ -103,7 +109,13 @@ func (p *Pacer) Earliest(now time.Time) time.Time {
 }
 
 func (p *Pacer) earliest(now time.Time) time.Time {
-	return later(now, later(p.pauseUntil, later(p.configured.earliest(), p.adaptive.earliest())))
+	at := later(p.configured.earliest(), p.adaptive.earliest())
+	if p.configured.gap > 0 && p.inflight > 0 && !now.Before(at) {
+		// a request let go late is forgiven only with the answers in, to
+		// show how late the server counted it (see spaceFromTheAnswer)
+		at = later(at, p.lastOut.Add(p.configured.interval))
+	}
+	return later(now, later(p.pauseUntil, at))
 }
 
 // Interval returns the time between two requests at the rate the pacer
@@ -126,6 +138,7 @@ func (p *Pacer) Send(now time.Time) Ticket {
 	p.configured.take(now)
 	p.adaptive.take(now)
 	p.inflight++
+	p.lastOut = later(p.lastOut, now)
 	return Ticket{Sent: now, id: p.learner.record(now, paced)}
 }
 
@@ -142,6 +155,7 @@ func (p *Pacer) Wrote(t Ticket, at time.Time) {
 	defer p.mu.Unlock()
 	p.configured.delay(at)
 	p.adaptive.delay(at)
+	p.lastOut = later(p.lastOut, at)
 }
 
 // Answer is what the pacer reads of an answer.
@@ -218,9 +232,22 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 // than the least of the recent ones may have been counted that much later
 // than it was sent (it waited for a connection, or the server took longer
 // before counting it), which would bring the next request closer to it
-// than the rate allows. The next token is due no sooner than an interval
-// after the send, plus that excess. (With a larger burst the spare token
-// the client keeps absorbs it.)
+// than the rate allows. The next token is due no sooner than the least
+// time between two requests after the send, plus that excess. (With a
+// larger burst the spare token the client keeps absorbs it.)
+//
+// That least time is the configured interval until 16 round trips are
+// known, and after a throttle under the configured rate. Then, while the
+// recent round trips all came back within the quota's spacing (an answer
+// is in before the next request goes, to push it back), it is the quota's
+// spacing plus their median excess over the least, when that is less than
+// the interval: the next token stays due an interval after the last one
+// was, and a request let go late (the gate's timer wakes up to a
+// millisecond late on Linux) does not put the next one back, as long as
+// the two stay that far apart. The median excess is a margin for the
+// jitter in transit that an answer not yet in cannot show; and a request
+// whose turn comes while an answer is still out (a loaded client may take
+// it in late) waits an interval after the last request went, as before.
 func (p *Pacer) spaceFromTheAnswer(now time.Time, t Ticket) {
 	rtt := now.Sub(t.Sent)
 	if p.quotaBurst != 1 || rtt < 0 || t.Sent.IsZero() {
@@ -228,9 +255,14 @@ func (p *Pacer) spaceFromTheAnswer(now time.Time, t Ticket) {
 	}
 	p.rtts[p.answered%len(p.rtts)] = rtt
 	p.answered++
-	least := rtt
-	for _, r := range p.rtts[:min(p.answered, len(p.rtts))] {
-		least = min(least, r)
+	recent := p.rtts
+	sorted := recent[:min(p.answered, len(recent))]
+	slices.Sort(sorted)
+	least, median, most := sorted[0], sorted[len(sorted)/2], sorted[len(sorted)-1]
+	spacing := time.Duration(float64(time.Second) / p.quota)
+	p.configured.gap = 0
+	if p.narrowed == 0 && p.answered >= 16 && most < spacing {
+		p.configured.gap = spacing + median - least
 	}
 	if excess := rtt - least; excess > 0 {
 		p.configured.delay(t.Sent.Add(excess))

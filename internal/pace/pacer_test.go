@@ -79,3 +79,42 @@ func TestPacerSpacesFromALateAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestPacerForgivesALateSend: under a configured quota with a burst of
+// one, a request let go late puts the next one back by its lateness until
+// 16 round trips are known; then (round trips alike: no jitter) the next
+// token stays due an interval after the last one was, and no sooner than
+// the quota's spacing after the late request; but when it is due and the
+// late request's answer is not in, it waits an interval after that
+// request.
+func TestPacerForgivesALateSend(t *testing.T) {
+	t.Parallel()
+	p := New(10, 1)
+	interval, spacing := p.Interval(), time.Second/10
+	ok := Answer{Status: http.StatusOK}
+	now := simEpoch
+	for k := range 17 {
+		due := p.Earliest(now)
+		late := due.Add(2 * time.Millisecond)
+		ticket := p.Send(late)
+		if k < 16 {
+			assert.Equal(t, late.Add(interval), p.Earliest(late), "send %d: the round trips are not known yet", k)
+		} else {
+			assert.Equal(t, due.Add(interval), p.Earliest(late), "the lateness is forgiven")
+		}
+		now = late.Add(2 * time.Millisecond)
+		p.Answered(now, ticket, ok)
+	}
+	due := p.Earliest(now)
+	late := due.Add(interval - spacing + time.Millisecond) // later than the headroom absorbs
+	ticket := p.Send(late)
+	assert.Equal(t, late.Add(spacing), p.Earliest(late), "no sooner than the quota's spacing after it")
+	p.Answered(late.Add(2*time.Millisecond), ticket, ok)
+
+	// an answer not in when the next is due: nothing forgiven
+	due = p.Earliest(now)
+	late = due.Add(2 * time.Millisecond)
+	p.Send(late)
+	assert.Equal(t, due.Add(interval), p.Earliest(late), "forgiven while the answer may yet come")
+	assert.Equal(t, late.Add(interval), p.Earliest(due.Add(interval)), "the answer is not in: an interval after the send")
+}

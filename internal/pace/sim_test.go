@@ -89,6 +89,9 @@ type simCase struct {
 	// delay is the base time in transit each way, jitter the most added
 	// to it, at random, each way; service the server's time.
 	delay, jitter, service time.Duration
+	// late is the most a wait on a timer ends late, at random (Go's
+	// timers wake up to a millisecond late on Linux); 0: on time.
+	late time.Duration
 	// length is how long the walk lasts.
 	length time.Duration
 	// configured is a rate given to the pacer (WithRateLimit); 0: none.
@@ -105,6 +108,9 @@ func (c simCase) String() string {
 	form := [...]string{"token-seconds", "fixed", "http-date"}[s.retryAfter]
 	out := fmt.Sprintf("seed %d: quota %.1f/s burst %.0f, Retry-After %s %d s, %d workers, delay %v + jitter %v, %v",
 		c.seed, s.rate, s.burst, form, s.fixedWait, c.workers, c.delay, c.jitter, c.length)
+	if c.late > 0 {
+		out += fmt.Sprintf(", timers up to %v late", c.late)
+	}
 	if s.change > 0 {
 		out += fmt.Sprintf(", then %.1f/s burst %.0f from %v", s.rate2, s.burst2, s.change)
 	}
@@ -252,6 +258,9 @@ func (c simCase) run() simResult {
 			for len(line) > 0 {
 				at := p.Earliest(now)
 				if at.After(now) {
+					if c.late > 0 {
+						at = at.Add(time.Duration(rng.Int64N(int64(c.late) + 1)))
+					}
 					wake(at.Sub(simEpoch))
 					break
 				}

@@ -9,10 +9,26 @@ import (
 // burst, written as the time its next token is due (the generic cell rate
 // algorithm): due is when the bucket would hold exactly burst-1 tokens
 // after the last request taken. The zero value caps nothing.
+//
+// gap, when set (0 < gap < interval), is the least time from a request to
+// the next: a request taken late by up to interval-gap does not put the
+// next token back, which stays due an interval after the last one was
+// (GCRA's theoretical arrival time), unless that is less than gap after
+// the request. The pacer sets it with a burst of one only (see
+// Pacer.spaceFromTheAnswer).
 type spacing struct {
 	interval time.Duration // between two tokens; 0: no cap
 	burst    int
 	due      time.Time
+	gap      time.Duration // 0: the interval
+}
+
+// least returns the least time from a request to the next.
+func (s *spacing) least() time.Duration {
+	if s.gap > 0 && s.gap < s.interval {
+		return s.gap
+	}
+	return s.interval
 }
 
 // on reports whether the spacing caps anything.
@@ -37,15 +53,16 @@ func (s *spacing) earliest() time.Time {
 // take spends a token for a request sent at at.
 func (s *spacing) take(at time.Time) {
 	if s.on() {
-		s.due = later(s.due, at).Add(s.interval)
+		s.due = later(s.due.Add(s.interval), at.Add(s.least()))
 	}
 }
 
 // delay takes a request, taken earlier, that went out at at: the next
-// token is due no sooner than an interval after it.
+// token is due no sooner than the least time between two requests after
+// it.
 func (s *spacing) delay(at time.Time) {
 	if s.on() {
-		s.due = later(s.due, at.Add(s.interval))
+		s.due = later(s.due, at.Add(s.least()))
 	}
 }
 
@@ -83,6 +100,7 @@ func (s *spacing) set(now time.Time, rps float64, burst int) {
 	s.interval = max(time.Duration(float64(time.Second)/rps), 1)
 	s.burst = max(burst, 1)
 	s.due = now.Add(time.Duration((float64(s.burst) - tokens) * float64(s.interval)))
+	s.gap = 0
 }
 
 func later(a, b time.Time) time.Time {
