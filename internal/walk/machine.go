@@ -323,6 +323,9 @@ func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip 
 		// by more than the posts the count shows added behind
 		lag = max(lag, skip-p.start-p.behind)
 	}
+	if p.earlier {
+		lag = max(lag, 1) // posts removed between the runs moved its anchor too, by as many as they were
+	}
 	m.judge(req, page, next, refused, progress, lag)
 	m.step.Emit = len(m.step.Yield) > 0 || first
 	if m.step.Emit {

@@ -179,11 +179,6 @@ func (m *Machine) settle(req Request, page *Page, p placement, first bool) {
 	m.seen |= UnverifiedPages
 	m.event(pageEvent(EventUnverified, req, page, "ugc: a page twice away from where it was asked: taken from where it began"))
 	asked := req.Skip
-	if back := asked - p.start; back > 0 {
-		// The walk's positions ran that far ahead of the server's: posts
-		// it took for added behind it may have been that, not additions.
-		m.cur.behind = max(m.cur.behind-back, 0)
-	}
 	req.Skip = min(asked, p.start) // the list moved, or the server answered elsewhere: never past either
 	if endsAtAnchor(page, p) && req.Skip+len(page.IDs) <= m.cur.pos {
 		req.Skip = max(asked, p.start) // from the earlier, the walk would ask for this page again
@@ -253,7 +248,7 @@ func (m *Machine) locate(req Request, page *Page) (placement, *End) {
 		// nothing to be checked by; nor has the first from a skip (a
 		// server that answered it from elsewhere, and wrote next as if it
 		// had not, shows nothing), which the walk names but vouches for.
-		if !known && req.Skip > 0 && c.anchor == "" && postsAfter(page, -1) > 0 {
+		if !known && req.Skip > 0 && c.anchor == "" && len(page.IDs) > 0 {
 			m.seen |= FirstPageUnchecked
 		}
 		return placement{placed: true, unverified: known && c.anchor == "" && len(page.IDs) > 0, start: -1}, err
@@ -290,7 +285,9 @@ func (m *Machine) locate(req Request, page *Page) (placement, *End) {
 		// asked: posts added before it between the runs, or a server that
 		// answered from elsewhere. When it says it ends the list, the walk
 		// takes the earlier of the two starts, and reads on from no
-		// further than where the page ends.
+		// further than where the page ends (and once, even from an end
+		// the count meets: posts removed between the runs moved the
+		// anchor too).
 		p.earlier = byAnchor && !known && !page.Next.Present && p.start < req.Skip && p.start >= 0
 		if p.earlier {
 			p.behind = 0

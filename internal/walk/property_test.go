@@ -484,14 +484,20 @@ func TestServersThePropertyFound(t *testing.T) {
 		// places before where asked, its next links saying so; the last
 		// page ended early just where the walk's count was met.
 		{1192325, "an end is judged against the count from where the server's next links put the walk"},
-		// A stale count below the list and a server that rounds skip: a
-		// page from four places early looked like four posts added
-		// behind, and that credit excused the missing tail.
-		{346144, "a page settled from before where asked takes back that much credit for posts added behind"},
 		// A server that rounds skip down answered the read on from the
 		// list's start; its anchor moved by two, within the slack, and the
 		// page ended the list where the count was met from where asked.
 		{336852, "an end is judged against the count from where the page's anchor shows it began"},
+		// A resumed walk's first page, answered from the list's start by
+		// a server that rounds skip, ended the list where the count was
+		// met from where its anchor put it: a post removed between the
+		// runs had moved the anchor back by one.
+		{382673, "a resumed walk's first page taken from where its anchor began reads on from an end the count meets"},
+		// A walk resumed from a checkpoint with no post, on a server that
+		// ignored skip once: its first page, all nodes that are not posts,
+		// came from the list's start, and the posts where it was asked
+		// were passed over.
+		{861298, "a first page from a skip names first-page-unchecked when it holds only nodes that are not posts"},
 		// A server that ignored skip once answered a blind read from the
 		// list's start: its post stood 16 places from where expected, with
 		// the count down by one.
