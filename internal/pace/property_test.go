@@ -17,6 +17,18 @@ import (
 // heavy reports whether the long runs are asked for (UGC_TEST_HEAVY=1).
 func heavy() bool { return os.Getenv("UGC_TEST_HEAVY") == "1" }
 
+// sampleSize is how many generated cases a property runs: usual, or
+// underRace under -race, or inHeavy in the long runs.
+func sampleSize(usual, underRace, inHeavy int) int {
+	switch {
+	case heavy():
+		return inHeavy
+	case raceEnabled():
+		return underRace
+	}
+	return usual
+}
+
 // raceEnabled reports whether the test binary was built with -race: the
 // simulations run on one goroutine, so the detector has nothing to check
 // in them, and they run a tenth as fast.
@@ -185,13 +197,7 @@ func TestLearnedPaceOnGeneratedBuckets(t *testing.T) {
 // 2,000 with UGC_TEST_HEAVY=1).
 func TestConfiguredRateNeverRunsAhead(t *testing.T) {
 	t.Parallel()
-	cases := 100
-	switch {
-	case heavy():
-		cases = 2000
-	case raceEnabled():
-		cases = 20
-	}
+	cases := sampleSize(100, 20, 2000)
 	for seed := range uint64(cases) {
 		rng := rand.New(rand.NewPCG(seed, 2))
 		rate := math.Round(math.Exp(rng.Float64()*math.Log(1000))*10) / 10
@@ -231,13 +237,7 @@ func TestConfiguredRateNeverRunsAhead(t *testing.T) {
 // second (20 under -race; 2,000 with UGC_TEST_HEAVY=1).
 func TestEightCallersShareABurstOfOne(t *testing.T) {
 	t.Parallel()
-	cases := 100
-	switch {
-	case heavy():
-		cases = 2000
-	case raceEnabled():
-		cases = 20
-	}
+	cases := sampleSize(100, 20, 2000)
 	for seed := range uint64(cases) {
 		rng := rand.New(rand.NewPCG(seed, 8))
 		rate := math.Round(math.Exp(rng.Float64()*math.Log(100))*10) / 10
