@@ -76,8 +76,10 @@ func TestFaultKinds(t *testing.T) {
 		t.Parallel()
 		srv := ugctest.NewServer(t)
 		srv.FailNext(1, ugctest.Stall(time.Hour))
-		// The stall holds the request until the client's deadline, not an hour.
-		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+		// The stall holds the request until the client's deadline, not an
+		// hour. (The deadline leaves the request time to reach the server
+		// under -race on a loaded machine, or the stall never fires.)
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 		defer cancel()
 		_, err := srv.Client(ugc.WithRetryMax(0)).Posts(ctx, nil)
 		assert.ErrorIs(t, err, context.DeadlineExceeded)

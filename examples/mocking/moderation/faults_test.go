@@ -107,7 +107,7 @@ func TestDigest_HonoursTheDeadline(t *testing.T) {
 	t.Parallel()
 	srv := ugctest.NewServer(t, ugctest.WithDataset(inboxOf27()))
 	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointInbox, Fault: ugctest.Stall(time.Minute)})
-	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond) // time for the request to reach the fake under -race
 	defer cancel()
 
 	start := time.Now()
