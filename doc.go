@@ -256,9 +256,11 @@
 //     walk runs within 3 % of the quota's speed without a 429. With a
 //     burst of one there is no spare token: each request is also spaced
 //     from when the one before it was written, and from its send plus
-//     the excess of its round trip over the recent ones' least, which
-//     costs speed (measured 1.03 to 1.08 times the quota's time at 20 to
-//     50 a second, 1.2 at 200; BENCHMARKS.md);
+//     the excess of its round trip over the recent ones' least (once the
+//     answers show they keep requests apart, a request the pacing's timer
+//     let go late does not put the later ones back), which costs speed
+//     (measured 1.02 to 1.08 times the quota's time at 20 to 50 a second,
+//     1.16 to 1.24 at 200; BENCHMARKS.md);
 //   - a 429 or 503 that names a wait (Retry-After in seconds or as an HTTP
 //     date, or the reset of a quota the headers show used up) pauses the
 //     whole Client until then, and the requests waiting go one at a time
