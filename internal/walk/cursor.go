@@ -19,8 +19,10 @@ type cursor struct {
 	// behind is how many posts were added behind the walk, as pages showed
 	// it: a post yielded found further on than asked, by no more than the
 	// count rose since the last page placed (on a resumed walk's first
-	// page, by as much as it moved). Those posts are not owed to the walk;
-	// no other shortfall is excused.
+	// page, by as much as it moved), less what pages settled from before
+	// where they were asked showed of its positions running ahead (see
+	// [Machine.settle]). Those posts are not owed to the walk; no other
+	// shortfall is excused.
 	behind int
 	// seeking is set on a walk resumed after a post whose place is not
 	// known: pages are passed over until it shows.

@@ -224,8 +224,8 @@ func (m *Machine) Take(req Request, page *Page) Step {
 	case waitProbe:
 		m.probed(page)
 	case waitEdge:
-		m.edgeChecked()
-	case waitSearch:
+		m.edgeChecked(page)
+	case waitPlace:
 		m.place(req, page, w.reads+1, w.first)
 	default:
 		m.place(req, page, 1, !m.cur.counted)

@@ -61,11 +61,11 @@ type wait struct {
 type waitKind uint8
 
 const (
-	waitNone waitKind = iota
-	waitReread
-	waitSearch
-	waitProbe
-	waitEdge
+	waitNone   waitKind = iota
+	waitReread          // a doubtful page asked again (see [Machine.reread])
+	waitPlace           // a read placed anew: a search for the anchor, or a page whose edge check showed nothing
+	waitProbe           // where a first page that is also the last began
+	waitEdge            // the post before an anchor that stood first (see [Machine.checkEdge])
 )
 
 // place places the reads-th answer to a page's request, or asks for
@@ -79,8 +79,8 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 	switch {
 	case err != nil:
 		m.fail(*err)
-	case p.placed && !doubtful(page, p) && p.edge:
-		m.checkEdge(req, page, p, first)
+	case p.placed && !doubtful(page, p) && p.edge && reads <= maxReads:
+		m.checkEdge(req, page, p, reads, first)
 	case p.placed && !doubtful(page, p):
 		if p.moved {
 			m.event(pageEvent(EventReanchor, req, page, "ugc: page re-anchored: the list changed or the page was not the one asked for"))
@@ -105,7 +105,7 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 		}
 		search := m.plan.at(skip, m.plan.anchoredLimit())
 		search.Purpose = Search
-		m.wait = wait{kind: waitSearch, req: search, reads: reads, first: first}
+		m.wait = wait{kind: waitPlace, req: search, reads: reads, first: first}
 	}
 }
 
@@ -117,25 +117,37 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 // anchor was expected: the page would look right, with that post missing.
 // The two posts show it (a post twice, in [Machine.Take]); the page is
 // then taken as it came.
-func (m *Machine) checkEdge(req Request, page *Page, p placement, first bool) {
+func (m *Machine) checkEdge(req Request, page *Page, p placement, reads int, first bool) {
 	pr := &probe{req: req, page: Page{Count: page.Count, IDs: append([]string(nil), page.IDs...), Next: page.Next, Answered: page.Answered},
 		p: p, first: first}
 	check := m.plan.at(m.cur.anchorAt-1, 2)
 	check.Purpose = Probe
-	m.wait = wait{kind: waitEdge, req: check, probe: pr}
+	m.wait = wait{kind: waitEdge, req: check, reads: reads, probe: pr}
 }
 
-// edgeChecked goes on with the page an edge check was sent for.
-func (m *Machine) edgeChecked() {
-	pr := m.wait.probe
+// edgeChecked goes on with the page an edge check was sent for. A check
+// answered from a list whose count is not the page's shows nothing of the
+// page's list: the page is read again (and checked again, if it still
+// needs it), maxReads times at most, before it is taken as it came.
+func (m *Machine) edgeChecked(check *Page) {
+	w := m.wait
+	pr := w.probe
 	m.wait = wait{}
+	if check.Count != pr.page.Count && w.reads < maxReads {
+		again := pr.req
+		again.Purpose = Reread
+		m.wait = wait{kind: waitPlace, req: again, reads: w.reads, first: pr.first}
+		return
+	}
 	m.step.Earlier = true
 	m.located(pr.req, &pr.page, pr.p, pr.first)
 }
 
 // reread takes a doubtful page's second answer. A page twice away from
-// where it was asked, in the same way, is settled (see [Machine.settle]);
-// any other answer is placed anew.
+// where it was asked, in the same way, and doubtful by itself, is settled
+// (see [Machine.settle]); any other answer is placed anew: one doubted only
+// for the order its first answer came in is placed where asked when its
+// anchor moved with the count.
 func (m *Machine) reread(req Request, again *Page) {
 	w := m.wait
 	m.wait = wait{}
@@ -144,7 +156,7 @@ func (m *Machine) reread(req Request, again *Page) {
 		m.fail(*err)
 		return
 	}
-	if p.placed && p.moved && p.start == w.doubted.start && w.doubted.start >= 0 {
+	if p.placed && p.moved && p.start == w.doubted.start && w.doubted.start >= 0 && doubtful(again, p) {
 		m.settle(req, again, p, w.first)
 		return
 	}
@@ -162,7 +174,9 @@ func (m *Machine) reread(req Request, again *Page) {
 // anchor shows when the server answered from elsewhere: the page is taken
 // to begin at the earlier of the two, so that the walk reads on from no
 // further than where it ended, unless from there it would only ask for
-// the same page again.
+// the same page again. Taken from before where it was asked, the page shows
+// the walk's positions ran ahead of the server's: as many posts as they
+// did are no longer credited as added behind.
 func (m *Machine) settle(req Request, page *Page, p placement, first bool) {
 	if keepsItsOwnCount(page, p) {
 		m.cur.byID, m.cur.placed = true, page.Count // changes of count are judged from here on
@@ -179,6 +193,11 @@ func (m *Machine) settle(req Request, page *Page, p placement, first bool) {
 	m.seen |= UnverifiedPages
 	m.event(pageEvent(EventUnverified, req, page, "ugc: a page twice away from where it was asked: taken from where it began"))
 	asked := req.Skip
+	if back := asked - p.start; back > 0 {
+		// The walk's positions ran that far ahead of the server's: posts
+		// it took for added behind it may have been that, not additions.
+		m.cur.behind = max(m.cur.behind-back, 0)
+	}
 	req.Skip = min(asked, p.start) // the list moved, or the server answered elsewhere: never past either
 	if endsAtAnchor(page, p) && req.Skip+len(page.IDs) <= m.cur.pos {
 		req.Skip = max(asked, p.start) // from the earlier, the walk would ask for this page again
