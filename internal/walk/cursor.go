@@ -11,7 +11,7 @@ type cursor struct {
 	anchorAt     int    // where the anchor stands in the list, as the last page showed
 	pos          int    // where the list goes on after the last page placed
 	count        int    // count of the first page
-	counted      bool   // a page was placed: count is known
+	counted      bool   // a page was answered: count is known
 	last         int    // count of the last page
 	placed       int    // count of the last page placed
 	// placedAnswered is the answer number of the last page placed.

@@ -32,7 +32,8 @@ type placement struct {
 	// passed: a walk seeking its checkpoint's post passed over the page.
 	passed bool
 	// earlier: the page is taken to begin at start, before where it was
-	// asked (a resumed walk's first page).
+	// asked, and ends the list (a resumed walk's first page, or a page
+	// settled from where its anchor showed it began).
 	earlier bool
 	// behind is how many posts the page shows were added behind the walk
 	// (see [cursor.behind]).
@@ -75,7 +76,7 @@ const (
 // once more before it is believed (see [Machine.reread]).
 func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 	m.wait = wait{}
-	p, err := m.locate(req, page)
+	p, err := m.locate(req, page, first)
 	switch {
 	case err != nil:
 		m.fail(*err)
@@ -151,7 +152,7 @@ func (m *Machine) edgeChecked(check *Page) {
 func (m *Machine) reread(req Request, again *Page) {
 	w := m.wait
 	m.wait = wait{}
-	p, err := m.locate(req, again)
+	p, err := m.locate(req, again, w.first)
 	if err != nil {
 		m.fail(*err)
 		return
@@ -182,7 +183,7 @@ func (m *Machine) settle(req Request, page *Page, p placement, first bool) {
 		m.cur.byID, m.cur.placed = true, page.Count // changes of count are judged from here on
 		m.seen |= FollowedNext
 		m.event(pageEvent(EventFollowNext, req, page, "ugc: the server does not answer skip where asked; following its next links as sent"))
-		p, err := m.locate(req, page)
+		p, err := m.locate(req, page, first)
 		if err != nil {
 			m.fail(*err)
 			return
@@ -202,6 +203,11 @@ func (m *Machine) settle(req Request, page *Page, p placement, first bool) {
 	if endsAtAnchor(page, p) && req.Skip+len(page.IDs) <= m.cur.pos {
 		req.Skip = max(asked, p.start) // from the earlier, the walk would ask for this page again
 	}
+	// Taken from before where it was asked, a page that ends the list is
+	// read on from once even where the count is met: posts removed behind
+	// the anchor, as many as were added, moved it back unseen, and the page
+	// may have begun earlier still.
+	p.earlier = req.Skip < asked && !page.Next.Present
 	m.located(req, page, p, first)
 }
 
@@ -253,9 +259,10 @@ func endsAtAnchor(page *Page, p placement) bool {
 // follow it or the page ends the list. A page that holds none cannot be
 // placed: the walk reads again. Yielded posts that come in another order
 // than they were yielded mean the order changed: the walk ends.
-func (m *Machine) locate(req Request, page *Page) (placement, *End) {
+// first is set until the walk has placed a page.
+func (m *Machine) locate(req Request, page *Page, first bool) (placement, *End) {
 	c := &m.cur
-	known := c.counted                           // false on a resumed walk's first page, or the first page
+	known := c.counted && !first                 // false until a page is placed (a resumed walk may search for its first)
 	sameCount := known && page.Count == c.placed // since the last page placed
 	shrank := page.Count < c.last && measures(page) && !c.countLied()
 	if known && page.Count < c.last && measures(page) {

@@ -524,6 +524,17 @@ func TestServersThePropertyFound(t *testing.T) {
 		// from a list of another count, where the anchor stood one place
 		// on, and showed nothing of the page's list.
 		{179223, "an edge check answered from a list of another count reads the page again"},
+		// A server that rounds skip and ends the list early, under churn:
+		// a page twice away from where it was asked was settled from where
+		// its anchor showed it began, three removals behind it (offset by
+		// additions) having moved the anchor back, and its null next met
+		// the count from there; it had begun three places earlier still.
+		{314377, "a page settled from before where it was asked, that ends the list, is read on from once"},
+		// A resumed walk's first answer on a server that rounds skip did
+		// not hold the anchor; the search that found it was taken for a
+		// page after one placed, with a count change of the whole list to
+		// explain the anchor's move, which it credited as posts added.
+		{382813, "a resumed walk's pages are its first until one is placed"},
 	} {
 		c := newModelCase(tc.seed)
 		for _, mode := range walkModes {
