@@ -61,11 +61,18 @@ func (c *cursor) countLied() bool { return c.trust != countHolds }
 // of it (see [countTrust]).
 func (c *cursor) gradeCount(page *Page) {
 	switch {
-	case page.Count <= 0 && len(page.IDs) > 0 || page.Next.Present && page.Count == len(page.IDs):
+	case measuresNothing(page):
 		c.trust = countNone
 	case c.pos > page.Count && len(page.IDs) > 0: // an empty page from past the end reads nothing past it
 		c.trust = max(c.trust, countShort)
 	}
+}
+
+// measuresNothing reports whether a page's count is no size of a list: 0
+// or less under posts, or the page's own length under a next link. Any
+// answer shows it, placed or not.
+func measuresNothing(page *Page) bool {
+	return page.Count <= 0 && len(page.IDs) > 0 || page.Next.Present && page.Count == len(page.IDs)
 }
 
 // believedCount is the last page's count, or -1 once a page showed the

@@ -153,6 +153,9 @@ type Machine struct {
 	// page is placed by its anchor, a checkpoint may stand before it
 	// (see [ResumeMayRepeat]).
 	presumed bool
+	// twiceOnLast is set while the last page yielded held a post twice:
+	// a checkpoint between the two copies is followed by the second.
+	twiceOnLast bool
 	// out is where each post of the last page yielded stands in the list,
 	// and its ID: the checkpoint of a loop that breaks in its middle.
 	outAt  []int
@@ -211,6 +214,9 @@ func (m *Machine) Take(req Request, page *Page) Step {
 	m.step = Step{Yield: m.step.Yield[:0], Events: m.step.Events[:0]}
 	if m.ended {
 		panic("walk: Take after the walk ended")
+	}
+	if measuresNothing(page) {
+		m.cur.trust = countNone // whatever the answer is for: the server's counts say nothing
 	}
 	if id := sentTwice(page); id != "" && m.dup == "" {
 		// One post in two places of one answer: the post that belongs in
@@ -329,6 +335,7 @@ func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip 
 	m.judge(req, page, next, refused, progress, lag)
 	m.step.Emit = len(m.step.Yield) > 0 || first
 	if m.step.Emit {
+		m.twiceOnLast = m.dup != "" && sentTwice(page) != ""
 		m.outAt, m.outIDs = m.outAt[:0], m.outIDs[:0]
 		for _, i := range m.step.Yield {
 			m.outAt = append(m.outAt, skip+i)
@@ -485,7 +492,7 @@ func (m *Machine) Outcomes() Outcomes {
 	if m.fell && m.seen&UnverifiedPages != 0 {
 		o |= CountFell
 	}
-	if m.presumed && !m.ended {
+	if (m.presumed || m.twiceOnLast) && !m.ended {
 		o |= ResumeMayRepeat
 	}
 	return o

@@ -135,15 +135,17 @@ const (
 	// list then ends in [EndIncomplete]; this outcome says it of a walk
 	// stopped before.
 	PostSentTwice
-	// ResumeMayRepeat: the walk stopped just after a page it placed after
-	// an older post than its last, taking the last for removed (it was not
-	// on the page, and posts the walk had not seen stood where it would
-	// be). Had it only been pushed past the page's end (a server that ends
-	// a page early), a walk resumed from this walk's checkpoint yields it
-	// again: a checkpoint names one post to go on after, and the posts
-	// yielded stand on both sides of it. Only a walk stopped before its
-	// end says it: one that goes on sees the post again and ends in
-	// [EndDrift].
+	// ResumeMayRepeat: a walk resumed from this walk's checkpoint may
+	// yield a post this walk yielded. The walk stopped just after a page
+	// it placed after an older post than its last, taking the last for
+	// removed (it was not on the page, and posts the walk had not seen
+	// stood where it would be): had it only been pushed past the page's
+	// end (a server that ends a page early), the resumed walk yields it
+	// again, as a checkpoint names one post to go on after and the posts
+	// yielded stand on both sides of it (a walk that goes on sees the post
+	// again and ends in [EndDrift]). Or the last page held a post twice
+	// ([PostSentTwice]): a walk resumed between the two copies yields the
+	// second. Only a walk stopped before its end says it.
 	ResumeMayRepeat
 )
 

@@ -535,6 +535,13 @@ func TestServersThePropertyFound(t *testing.T) {
 		// page after one placed, with a count change of the whole list to
 		// explain the anchor's move, which it credited as posts added.
 		{382813, "a resumed walk's pages are its first until one is placed"},
+		// A walk stopped on a page that held p0109 twice, between the two
+		// copies: the walk resumed from its checkpoint yielded the second.
+		{879733, "a walk stopped on a page that held a post twice says resume-may-repeat"},
+		// A count that changes at every answer: the edge check's answer,
+		// read again and again, had the count of its own page length under
+		// a next link, and the page it checked met the count at the end.
+		{905807, "a count that measures nothing, on any answer, grades the count"},
 	} {
 		c := newModelCase(tc.seed)
 		for _, mode := range walkModes {
