@@ -45,14 +45,17 @@
 //     the count stood, or further than the count moved, is read again
 //     before it is believed, and so is one answered before the page it
 //     follows from a list of another count (its anchor may stand where
-//     expected only by a post sent twice standing in for the shift);
+//     expected only by a post sent twice standing in for the shift; its
+//     second answer, if not doubtful by itself, is placed as any page);
 //     twice away in the same way, it is taken from where it began
 //     ([Machine.settle]), or, when its next link agrees, the walk follows
 //     the server's next links as sent from then on (a server that rounds
 //     skip). A page whose anchor stands first, where expected, on a list
 //     that lost posts is checked by asking for the post before the anchor
 //     ([Machine.checkEdge]): a post sent twice in place of the one after
-//     the anchor, after a removal before it, would stand just there.
+//     the anchor, after a removal before it, would stand just there. A
+//     check answered with another count than the page's shows nothing of
+//     its list: the page is read again.
 //  3. Begin ([Machine.pageStart]). Where the page begins is where it was
 //     asked, unless the walk follows next links, or a page read without
 //     the anchor has a next link that says it began earlier. A first page
@@ -67,7 +70,9 @@
 //     anchor put the walk, when that is before where it has its posts
 //     end), or that a read past it contradicted with posts it could not
 //     place, is read on from, twice at most; one still contradicted by
-//     such posts then is incomplete.
+//     such posts then is incomplete. A page taken from before where it was
+//     asked (a resumed walk's first, or one settled) that ends the list is
+//     read on from once even where the count is met.
 //     Two pages in a row that do not move the walk past the furthest it
 //     read end it as stalled. At the end, a walk that could not place
 //     every page by its anchor and falls short of its count is

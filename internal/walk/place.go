@@ -300,7 +300,7 @@ func (m *Machine) locate(req Request, page *Page, first bool) (placement, *End) 
 		// so the anchor found where it was expected may be a post the
 		// server sent twice standing in for a shift. Read it again.
 		p.suspect = p.suspect || known && !sameCount && page.Answered > 0 && page.Answered < c.placedAnswered
-		p.edge = req.Purpose != Search && anchorAt == 0 && !p.moved && known && page.Count < c.placed && !c.countLied() && c.anchorAt > 0
+		p.edge = anchorAt == 0 && !p.moved && known && page.Count < c.placed && !c.countLied() && c.anchorAt > 0
 	default:
 		p = m.byLatest(req, page, latest, gap, known, sameCount)
 	}

@@ -542,6 +542,10 @@ func TestServersThePropertyFound(t *testing.T) {
 		// read again and again, had the count of its own page length under
 		// a next link, and the page it checked met the count at the end.
 		{905807, "a count that measures nothing, on any answer, grades the count"},
+		// A server that ignored skip once: the search that found the
+		// anchor again found it first, where expected, on a list that had
+		// lost a post before it, and p0029 stood in for p0030 after it.
+		{694716, "a search's page is checked at its edge like any other"},
 	} {
 		c := newModelCase(tc.seed)
 		for _, mode := range walkModes {
