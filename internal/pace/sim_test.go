@@ -89,6 +89,10 @@ type simCase struct {
 	// delay is the base time in transit each way, jitter the most added
 	// to it, at random, each way; service the server's time.
 	delay, jitter, service time.Duration
+	// spikes, when set, is the share of transits whose jitter is drawn
+	// from the whole of jitter, as a loopback's is: the others take up
+	// to a twentieth of it.
+	spikes float64
 	// late is the most a wait on a timer ends late, at random (Go's
 	// timers wake up to a millisecond late on Linux); 0: on time.
 	late time.Duration
@@ -106,8 +110,12 @@ type simCase struct {
 func (c simCase) String() string {
 	s := c.server
 	form := [...]string{"token-seconds", "fixed", "http-date"}[s.retryAfter]
-	out := fmt.Sprintf("seed %d: quota %.1f/s burst %.0f, Retry-After %s %d s, %d workers, delay %v + jitter %v, %v",
-		c.seed, s.rate, s.burst, form, s.fixedWait, c.workers, c.delay, c.jitter, c.length)
+	out := fmt.Sprintf("seed %d: quota %.1f/s burst %.0f, Retry-After %s %d s, %d workers, delay %v + jitter %v",
+		c.seed, s.rate, s.burst, form, s.fixedWait, c.workers, c.delay, c.jitter)
+	if c.spikes > 0 {
+		out += fmt.Sprintf(" in %.1f %% of the transits (a twentieth in the others)", 100*c.spikes)
+	}
+	out += fmt.Sprintf(", %v", c.length)
 	if c.late > 0 {
 		out += fmt.Sprintf(", timers up to %v late", c.late)
 	}
@@ -237,7 +245,11 @@ func (c simCase) run() simResult {
 		push(simEvent{at: at, kind: evWake})
 	}
 	transit := func() time.Duration {
-		return c.delay + time.Duration(rng.Int64N(int64(c.jitter)+1))
+		jitter := c.jitter
+		if c.spikes > 0 && rng.Float64() >= c.spikes {
+			jitter /= 20
+		}
+		return c.delay + time.Duration(rng.Int64N(int64(jitter)+1))
 	}
 	for w := range c.workers {
 		line = append(line, int32(w))
