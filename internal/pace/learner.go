@@ -58,6 +58,8 @@ type learner struct {
 	firstThrottled uint64
 	// learned counts the estimates made since the ramp.
 	learned int
+	// doubted: the last throttle was taken as a refusal alone (see lone).
+	doubted bool
 }
 
 // candidate is a size b the server's bucket may have, and the bounds on
@@ -216,10 +218,11 @@ func (l *learner) success(i uint64) {
 
 // throttled takes a throttle of the request of ticket i, sent at sent,
 // whose answer named wait (the pause the client then takes, which ends at
-// resume): it learns the quota from what was accepted before it, and
-// starts the curve again. It returns false when the request was sent
-// before the last pause ended (part of the congestion already learned
-// from): it teaches nothing new.
+// resume): it learns the quota from what was accepted before it (or, for
+// a refusal alone, the jitter in transit: see lone), and starts the curve
+// again. It returns false when the request was sent before the last pause
+// ended (part of the congestion already learned from): it teaches nothing
+// new.
 func (l *learner) throttled(i uint64, sent, resume time.Time, wait time.Duration) bool {
 	if l.engaged && sent.Before(l.phase) {
 		return false
@@ -227,7 +230,10 @@ func (l *learner) throttled(i uint64, sent, resume time.Time, wait time.Duration
 	switch {
 	case !l.engaged:
 		l.firstThrottle(i)
+	case l.lone(i):
+		l.jittered()
 	default:
+		l.doubted = false
 		l.learn(i)
 	}
 	l.engaged = true
