@@ -117,6 +117,9 @@ const (
 	// maxPlateau bounds the lengthening of a plateau by confirmations,
 	// in seconds (a quota that grew is found within about as long).
 	maxPlateau = 120.0
+	// nearMiss is how far, as a fraction of the estimate, the bounds a
+	// phase proves may miss the earlier ones and still confirm them.
+	nearMiss = 0.02
 	// estimateAt is where between the bounds on q the estimate lies.
 	estimateAt = 0.3
 	// probeSpeed: past the plateau the curve climbs as it would were its
@@ -286,7 +289,8 @@ func (l *learner) remembered(k int) bool { return k >= l.oldest() && k < l.histE
 
 // learn finds, for each size the server's bucket may have, the bounds
 // on q that the phase the throttle of ticket i ends proves, and keeps
-// those of the earlier phases where they agree. Where none agree, or the
+// those of the earlier phases where they agree, or miss them by no more
+// than the jitter moves them (see agreeing). Where none agree, or the
 // throttle came before the plateau's end (the quota was learned too
 // high), the phase starts the learning again: the quota changed. It
 // settles just under an estimate between all the bounds left; where
@@ -315,16 +319,10 @@ func (l *learner) learn(i uint64) {
 		l.firstAccepted = min(2*max(l.firstAccepted, 1), maxBurst)
 		phase = l.phaseBounds(i)
 	}
-	kept := l.candidates[:0:0]
-	early := !l.ramping && l.succeeded < l.plateau // throttled before the plateau's end: learned too high
-	for _, c := range l.candidates {
-		if early {
-			break
-		}
-		for _, p := range phase {
-			if p.b == c.b && max(c.lo, p.lo) <= min(c.hi, p.hi) {
-				kept = append(kept, candidate{c.b, max(c.lo, p.lo), min(c.hi, p.hi)})
-			}
+	var kept []candidate
+	if early := !l.ramping && l.succeeded < l.plateau; !early { // else throttled before the plateau's end: learned too high
+		if kept = agreeing(l.candidates, phase, 0); len(kept) == 0 {
+			kept = agreeing(l.candidates, phase, nearMiss*l.est)
 		}
 	}
 	switch {
@@ -381,6 +379,27 @@ func (l *learner) learn(i uint64) {
 		}
 	}
 	l.plateau = l.est * max(flat, min(flat*math.Exp2(float64(l.confirmed)), maxPlateau))
+}
+
+// agreeing returns, for each size of bucket both cands and phase hold
+// bounds for, the bounds both prove, where they overlap; or, where they
+// miss each other by gap or less, the gap between them (the jitter in
+// transit moves bounds that tight by about so much: a phase that misses
+// the last by so little found the quota where it was, not a new one).
+func agreeing(cands, phase []candidate, gap float64) []candidate {
+	var out []candidate
+	for _, c := range cands {
+		for _, p := range phase {
+			switch lo, hi := max(c.lo, p.lo), min(c.hi, p.hi); {
+			case p.b != c.b:
+			case lo <= hi:
+				out = append(out, candidate{c.b, lo, hi})
+			case lo-hi <= gap:
+				out = append(out, candidate{c.b, hi, lo})
+			}
+		}
+	}
+	return out
 }
 
 // phaseBounds returns, for each size b the server's bucket may have (from
