@@ -52,7 +52,8 @@ func (g generatedList) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // TestLongWalkKeepsTheHeapBounded walks a generated list and samples the
-// heap in use: its peak stays under 16 MiB, however long the walk. The
+// heap in use: its peak stays under 16 MiB over what was in use before
+// the walk, however long the walk. The
 // default run walks 100,000 posts; UGC_TEST_HEAVY=1 walks 10,000,000
 // (prefetch) and 1,000,000 (parallel-8).
 func TestLongWalkKeepsTheHeapBounded(t *testing.T) {
@@ -68,6 +69,12 @@ func TestLongWalkKeepsTheHeapBounded(t *testing.T) {
 			require.NoError(t, err)
 			var peak uint64
 			var ms runtime.MemStats
+			// What tests before this one keep (a run of -count=2 has the
+			// first run's caches) is not this walk's: its heap is what it
+			// adds to the heap in use before it.
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			before := ms.HeapInuse
 			i := 0
 			for p, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, mode.opts...) {
 				require.NoError(t, err)
@@ -80,8 +87,9 @@ func TestLongWalkKeepsTheHeapBounded(t *testing.T) {
 				}
 			}
 			assert.Equal(t, n, i)
-			assert.Less(t, peak, uint64(16<<20), "peak heap in use over a %d-post walk", n)
-			t.Logf("%d posts: peak heap in use %.1f MiB", n, float64(peak)/(1<<20))
+			grown := peak - min(before, peak)
+			assert.Less(t, grown, uint64(16<<20), "peak heap in use over a %d-post walk, less the %d bytes before it", n, before)
+			t.Logf("%d posts: peak heap in use %.1f MiB (%.1f MiB before the walk)", n, float64(grown)/(1<<20), float64(before)/(1<<20))
 		})
 	}
 }
