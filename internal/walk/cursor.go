@@ -58,12 +58,10 @@ const (
 func (c *cursor) countLied() bool { return c.trust != countHolds }
 
 // gradeCount lowers the trust in the count by what a committed page showed
-// of it (see [countTrust]).
+// of it: that the walk read past it (see [countTrust]). A count that
+// measures nothing is graded as any answer comes ([Machine.Take]).
 func (c *cursor) gradeCount(page *Page) {
-	switch {
-	case measuresNothing(page):
-		c.trust = countNone
-	case c.pos > page.Count && len(page.IDs) > 0: // an empty page from past the end reads nothing past it
+	if c.pos > page.Count && len(page.IDs) > 0 { // an empty page from past the end reads nothing past it
 		c.trust = max(c.trust, countShort)
 	}
 }

@@ -80,7 +80,7 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 	switch {
 	case err != nil:
 		m.fail(*err)
-	case p.placed && !doubtful(page, p) && p.edge && reads <= maxReads:
+	case p.placed && !doubtful(page, p) && p.edge:
 		m.checkEdge(req, page, p, reads, first)
 	case p.placed && !doubtful(page, p):
 		if p.moved {
@@ -262,7 +262,7 @@ func endsAtAnchor(page *Page, p placement) bool {
 // first is set until the walk has placed a page.
 func (m *Machine) locate(req Request, page *Page, first bool) (placement, *End) {
 	c := &m.cur
-	known := c.counted && !first                 // false until a page is placed (a resumed walk may search for its first)
+	known := !first                              // until a page is placed (a resumed walk may search for its first)
 	sameCount := known && page.Count == c.placed // since the last page placed
 	shrank := page.Count < c.last && measures(page) && !c.countLied()
 	if known && page.Count < c.last && measures(page) {
