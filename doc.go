@@ -76,9 +76,10 @@
 // query out is repaired, one that names other values is refused. A null
 // next or an empty page ends the walk; a page shorter than its limit that
 // gives a next link does not, and a count that disagrees with where the
-// list ends is recorded, never a reason to stop. Each request starts at the
-// last post already yielded, the anchor (and asks for one post more, within
-// 25), so that the answer shows whether the list moved since. A walk holds
+// list ends is recorded, never a reason to stop. Each request starts just
+// before the last post already yielded, the anchor (and asks for two posts
+// more; at limits of 24 and 25 it starts at the anchor and asks for one),
+// so that the answer shows whether the list moved since. A walk holds
 // no OS thread of its own, and remembers the posts of its last pages, not
 // of the whole list: its memory is bounded by the pages in flight.
 //

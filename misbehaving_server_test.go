@@ -46,8 +46,8 @@ type misbehavingServer struct {
 	// request's own escaped path.
 	escapeGallery func(id string) string
 	// nextFor, when it returns a non-empty string, replaces the next URL of
-	// the page asked at skip.
-	nextFor func(skip int) string
+	// the page asked at skip whose last node stands at last.
+	nextFor func(skip, last int) string
 	// wrongPage returns by how many pages the answer to request n (from 1)
 	// is off the one asked: a cache answering a later (> 0) or earlier
 	// (< 0) page. Called under mu.
@@ -149,7 +149,7 @@ func (s *misbehavingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		next = strconv.Quote(s.nextURL(rest, r.URL.EscapedPath(), limit, nextSkip))
 	}
 	if s.nextFor != nil {
-		if u := s.nextFor(skip); u != "" {
+		if u := s.nextFor(skip, lo+len(nodes)-1); u != "" {
 			next = strconv.Quote(u)
 		}
 	}

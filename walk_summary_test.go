@@ -261,8 +261,8 @@ func TestSummaryIsFilledHoweverTheLoopEnds(t *testing.T) {
 		t.Run("error/"+mode.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newMisbehavingServer(t, "", postIDs(100))
-			srv.nextFor = func(skip int) string {
-				if skip <= 29 && 29 <= skip+10 { // the page that ends with post 29
+			srv.nextFor = func(_, last int) string {
+				if last == 29 { // the page that ends with post 29
 					return "https://elsewhere.example.com/v1/posts?limit=10&skip=30"
 				}
 				return ""

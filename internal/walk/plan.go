@@ -2,9 +2,10 @@ package walk
 
 // plan decides what a walk asks for: the request that goes on from where
 // the cursor stands, and, when the walk reads ahead, the requests foreseen
-// after it. A request starts at the anchor, the last post yielded, so that
-// its answer shows whether the list moved since the page before, and asks
-// for one post more to still bring a full page of new ones.
+// after it. A request starts at the node before the anchor, the last post
+// yielded (or at the anchor: see [plan.overlap]), so that its answer shows
+// whether the list moved since the page before, and asks for as many more
+// to still bring a full page of new ones.
 type plan struct {
 	limit int // the caller's page size
 	ahead int // requests in flight beyond the one the walk waits for
@@ -24,11 +25,26 @@ func newPlan(limit, ahead int) plan {
 // at is the walk's request at skip, for limit posts.
 func (p *plan) at(skip, limit int) Request { return Request{Skip: skip, Limit: limit} }
 
-// anchoredLimit is the limit of a request that starts at the anchor.
-func (p *plan) anchoredLimit() int { return min(p.limit+1, MaxLimit) }
+// overlap is how many nodes a request that goes on from the anchor reads
+// again: the anchor and the node before it, where the limit leaves room
+// for both (a post sent twice in place of the one after the anchor then
+// shows on one page, whatever moved the anchor since: see the package
+// documentation); the anchor alone at the largest limits, so that a page
+// still brings a full page of new posts, and on a server that sends two
+// nodes a page or fewer.
+func (p *plan) overlap() int {
+	if p.limit+2 <= MaxLimit && p.served > 2 {
+		return 2
+	}
+	return 1
+}
+
+// anchoredLimit is the limit of a request that goes on from the anchor.
+func (p *plan) anchoredLimit() int { return min(p.limit+p.overlap(), MaxLimit) }
 
 // following returns the request that goes on from where cur stands: at the
-// anchor when a page from there still reaches past the last page's end,
+// node before the anchor (see [plan.overlap]), or at the anchor, when a
+// page from there still reaches past the last page's end,
 // else (nodes that are not posts, or pages of one post, stand between)
 // where the list goes on.
 func (p *plan) following(cur *cursor) Request {
@@ -38,8 +54,15 @@ func (p *plan) following(cur *cursor) Request {
 	case p.byNext != nil:
 		return *p.byNext
 	}
-	if cur.anchor != "" && cur.pos-cur.anchorAt < min(p.anchoredLimit(), p.served) {
-		return p.at(max(cur.anchorAt, 0), p.anchoredLimit())
+	if cur.anchor != "" {
+		reach := min(p.anchoredLimit(), p.served)
+		start := max(cur.anchorAt-p.overlap()+1, 0)
+		if cur.pos-start >= reach {
+			start = cur.anchorAt // nodes that are not posts follow the anchor: it alone is read again
+		}
+		if cur.pos-start < reach {
+			return p.at(start, p.anchoredLimit())
+		}
 	}
 	r := p.at(cur.pos, p.limit)
 	r.Blind = cur.anchor != ""
@@ -57,8 +80,8 @@ func (p *plan) foreseen(after Request, count int) (Request, bool) {
 		return Request{}, false // a server that misbehaves is read one page at a time
 	case count >= 0 && after.Skip+n >= count:
 		return Request{}, false
-	case n > 1:
-		return p.at(after.Skip+n-1, p.anchoredLimit()), true
+	case n > 1 && n >= p.overlap():
+		return p.at(after.Skip+n-p.overlap(), p.anchoredLimit()), true
 	}
 	r := p.at(after.Skip+n, p.limit)
 	r.Blind = true
