@@ -31,11 +31,16 @@
 //
 // # How a page is read, in one pass
 //
-//  1. Ask. Each request starts at the last post yielded, the anchor, and
-//     asks for one post more ([plan.following]): the answer shows whether
-//     the list moved since. Read-ahead foresees the requests after it as if
-//     every page were full ([plan.foreseen]); each also starts at its
-//     predecessor's last post, so every boundary is checked.
+//  1. Ask. Each request starts at the node before the last post yielded,
+//     the anchor, and asks for two more ([plan.following]): the answer
+//     shows whether the list moved since, and a post sent twice in place
+//     of the one after the anchor shows on one page, whatever moved it. At
+//     limits of 24 and 25, where that would cost requests, and on a server
+//     that sends two nodes a page or fewer, it starts at the anchor and
+//     asks for one more ([plan.overlap]). Read-ahead foresees the requests
+//     after it as if every page were full ([plan.foreseen]); each starts
+//     likewise before its predecessor's last node, so every boundary is
+//     checked.
 //  2. Place ([Machine.locate]). A page that holds the anchor is placed
 //     after it. One that holds only older posts the walk remembers is
 //     placed after the latest of them (posts after it were removed). A
@@ -50,12 +55,12 @@
 //     twice away in the same way, it is taken from where it began
 //     ([Machine.settle]), or, when its next link agrees, the walk follows
 //     the server's next links as sent from then on (a server that rounds
-//     skip). A page whose anchor stands first, where expected, on a list
-//     that lost posts is checked by asking for the post before the anchor
-//     ([Machine.checkEdge]): a post sent twice in place of the one after
-//     the anchor, after a removal before it, would stand just there. A
-//     check answered with another count than the page's shows nothing of
-//     its list: the page is read again.
+//     skip). A page asked from the anchor whose anchor stands first, where
+//     expected, on a list that lost posts is checked by asking for the
+//     post before the anchor ([Machine.checkEdge]): a post sent twice in
+//     place of the one after the anchor, after a removal before it, would
+//     stand just there. A check answered with another count than the
+//     page's shows nothing of its list: the page is read again.
 //  3. Begin ([Machine.pageStart]). Where the page begins is where it was
 //     asked, unless the walk follows next links, or a page read without
 //     the anchor has a next link that says it began earlier. A first page
@@ -67,14 +72,22 @@
 //  5. Judge ([Machine.judge]). A null next or an empty page ends the list;
 //     a short page with a next link does not. An end the count
 //     contradicts (from where the server's next links or the page's
-//     anchor put the walk, when that is before where it has its posts
-//     end), or that a read past it contradicted with posts it could not
-//     place, is read on from, twice at most; one still contradicted by
-//     such posts then is incomplete. A page taken from before where it was
-//     asked (a resumed walk's first, or one settled) that ends the list is
-//     read on from once even where the count is met.
+//     anchor put the walk, or from before the posts the walk took for
+//     added behind it, when that is before where it has its posts end), or
+//     that a read or search past it contradicted with posts it does not
+//     remember, on a page it could not place or believe, is read on from,
+//     twice at most, the server's next links as sent too; one still
+//     contradicted by such posts then is incomplete. A page that ends the
+//     list where it did not show it began as asked (taken from before
+//     where it was asked, placed elsewhere than asked, or a resumed walk's
+//     first) is read on from once even where the count is met: a server
+//     that answered from before where asked, with a count that rose by as
+//     much, looks like a list that gained posts behind the walk.
 //     Two pages in a row that do not move the walk past the furthest it
-//     read end it as stalled. At the end, a walk that could not place
+//     read end it as stalled; the first search's page among them is not
+//     counted (it stands where the anchor was found, behind), and what
+//     the walk read stands earlier by as far as a page shows its anchor
+//     moved back. At the end, a walk that could not place
 //     every page by its anchor and falls short of its count is
 //     incomplete; so is one that saw a page hold one post twice.
 //

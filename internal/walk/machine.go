@@ -118,16 +118,19 @@ type Machine struct {
 	mem  memory
 	plan plan
 	cur  cursor
-	// stale counts pages in a row that did not move the walk on, readOn
-	// the reads in a row past an end that the count contradicts, and
+	// stale counts pages in a row that did not move the walk on, but the
+	// first search's page among them (searchedBack), readOn the reads in
+	// a row past an end that the count contradicts, and
 	// readPastEnd is set once the walk has read past such an end: the
 	// server's null next is then no proof that the list ends. endDenied
 	// is set when a read past such an end brought posts, after any the
-	// walk remembers, that could not be placed: an end is then
+	// walk remembers, on a page it could not place or believe (see
+	// [Machine.denyEnd]): an end is then
 	// contradicted by posts seen beyond it, whatever the count says, until
 	// a page read on from the anchor, where asked, shows where the list
 	// ends.
 	stale, readOn int
+	searchedBack  bool
 	readPastEnd   bool
 	endDenied     bool
 	// nextLag is how far before where the walk has the last page's posts
@@ -315,6 +318,9 @@ func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip 
 		}
 		m.event(pageEvent(EventUnverified, req, page, ""))
 	}
+	if p.start > skip {
+		m.furthest -= p.start - skip // the anchor moved back: what the walk read stands that much earlier
+	}
 	// Progress is new posts, or nodes that could not be posts, or posts
 	// before a checkpoint's, passed over, past the furthest the walk had
 	// read: a page of repeats alone does not move the walk on.
@@ -323,14 +329,26 @@ func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip 
 		m.endDenied = false // a page read on from the anchor, where asked: it says where the list ends
 	}
 	m.furthest = max(m.furthest, m.cur.pos)
-	lag := m.nextLag
+	// lag is how far the walk's positions may run ahead of the server's:
+	// the end a page shows is judged against the count from that far back.
+	lag := m.nextLag // the server's next link went on from before where its posts end
 	if p.start >= 0 {
 		// its anchor shows it began before where the walk has it begin,
 		// by more than the posts the count shows added behind
 		lag = max(lag, skip-p.start-p.behind)
 	}
-	if p.earlier {
-		lag = max(lag, 1) // posts removed between the runs moved its anchor too, by as many as they were
+	// Posts taken for added behind the walk moved its positions on by as
+	// many: a server that answered from before where asked, with a count
+	// that rose by as much, looks the same.
+	lag = max(lag, m.cur.behind)
+	if p.earlier || p.moved || first && m.cfg.After != "" {
+		// Where the page began is not vouched for: it is read on from
+		// once even where the count is met. Posts removed between the
+		// runs moved a resumed walk's anchor too, by as many as they were,
+		// and a checkpoint's position may run ahead of the server's (one
+		// that rounds skip); a page placed elsewhere than asked may have
+		// come from elsewhere still, its move matched by a count that lied.
+		lag = max(lag, 1)
 	}
 	m.judge(req, page, next, refused, progress, lag)
 	m.step.Emit = len(m.step.Yield) > 0 || first
@@ -390,9 +408,11 @@ func (m *Machine) commitPosts(page *Page, p placement, skip int) (repeats int) {
 // past it contradicted with posts it could not place (endDenied), is read
 // on from where the posts ended, twice at most, before it is believed (a
 // server that ends the list early, or sends one page short, loses no
-// post); a count that disagrees with where the list ends is recorded,
-// never a reason to stop. Two pages in a row that do not move the walk on
-// end it as stalled.
+// post; a walk that follows next links reads on from where the server's
+// own positions put the end); a count that disagrees with where the list
+// ends is recorded, never a reason to stop. Two pages in a row that do not
+// move the walk on end it as stalled, not counting the first search's page
+// among them.
 func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bool, lag int) {
 	c := &m.cur
 	if page.Count < 0 || next.Present && c.pos >= page.Count || !next.Present && c.pos != page.Count {
@@ -403,23 +423,31 @@ func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bo
 		return
 	}
 	if progress {
-		m.stale, m.readOn = 0, 0
+		m.stale, m.readOn, m.searchedBack = 0, 0, false
 	}
 	ends := len(page.IDs) == 0 || !next.Present
 	// An end short of one read before (a page read again further back)
 	// is no new end: it is read on from without counting.
 	again := c.pos < m.endAt
 	switch {
-	case ends && len(page.IDs) > 0 && (c.pos-lag < page.Count || m.endDenied) && !c.byID && (m.readOn < 2 || again):
+	case ends && len(page.IDs) > 0 && (c.pos-lag < page.Count || m.endDenied) && (m.readOn < 2 || again):
 		if !again {
 			m.readOn++
 			m.endAt = c.pos
 		}
 		m.readPastEnd = true
 		m.plan.readOn(req, page)
+		if c.byID {
+			m.plan.followNext(Next{Skip: c.pos, Limit: req.Limit}) // where the server's own positions put the page's end
+		}
 		m.event(pageEvent(EventNextCorrected, req, page, "ugc: a page ended the list before its count; reading on"))
 	case ends:
 		m.finish()
+	case !progress && req.Purpose == Search && !m.searchedBack:
+		// It stands where the anchor was found, behind where the walk
+		// read (posts removed behind it moved it back): the next page
+		// tells whether the walk moves on.
+		m.searchedBack = true
 	case !progress:
 		if m.stale++; m.stale >= 2 {
 			m.end(End{Kind: EndStalled, Reason: fmt.Sprintf("2 pages in a row did not move the walk on (skip %d); the server may ignore skip", req.Skip)})

@@ -91,14 +91,13 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 		m.fail(m.lost(page, reads))
 	case p.placed:
 		m.event(Event{Kind: EventReanchor})
+		m.denyEnd(req, page)
 		again := req
 		again.Purpose = Reread
 		m.wait = wait{kind: waitReread, req: again, reads: reads, first: first, doubted: p}
 	default:
 		m.event(Event{Kind: EventReanchor})
-		if m.readOn > 0 && req.Purpose == Read && m.holdsNew(page) {
-			m.endDenied = true // posts past an end the walk read on from
-		}
+		m.denyEnd(req, page)
 		skip := m.seek(req.Skip, m.plan.anchoredLimit(), reads, page)
 		if skip < 0 {
 			m.fail(m.lost(page, reads))
@@ -107,6 +106,18 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 		search := m.plan.at(skip, m.plan.anchoredLimit())
 		search.Purpose = Search
 		m.wait = wait{kind: waitPlace, req: search, reads: reads, first: first}
+	}
+}
+
+// denyEnd notes a read or search past an end the walk read on from that
+// brought posts the walk does not remember, on a page it could not yet
+// place or believe: they may stand beyond that end (a search reaches no
+// further back than the walk remembers), which stays contradicted until a
+// page read on from the anchor, where asked, shows where the list ends
+// (see [Machine.judge]).
+func (m *Machine) denyEnd(req Request, page *Page) {
+	if m.readOn > 0 && (req.Purpose == Read || req.Purpose == Search) && m.holdsNew(page) {
+		m.endDenied = true
 	}
 }
 

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // walkMode is one way a shell drives the machine.
@@ -546,11 +547,64 @@ func TestServersThePropertyFound(t *testing.T) {
 		// anchor again found it first, where expected, on a list that had
 		// lost a post before it, and p0029 stood in for p0030 after it.
 		{694716, "a search's page is checked at its edge like any other"},
+		// A server that ignored skip once and ended the list early, under
+		// a move: the read past the first end held posts the walk did not
+		// remember, read again for doubt, and the page that came in its
+		// place met a count that an insert behind explained.
+		{1696694, "a read past an end, read again for doubt, contradicts the end with posts it brought"},
+		// A server that rounds skip to pages it caps, and ends the list
+		// early: the read past the end came back as the same first page,
+		// and the searches around it brought the posts after the end.
+		{1285500, "a search past an end contradicts the end with posts the walk does not remember"},
+		// A server that rounds skip under a stale count: a search found
+		// the anchor twelve places from where asked, with a count that
+		// rose by twelve as the early end told the truth, and the page
+		// ended the list where the count was met.
+		{554769, "a page placed elsewhere than asked that ends the list is read on from once"},
+		// A walk resumed on a server that rounds skip: the checkpoint's
+		// position ran three ahead of the server's, and the first page,
+		// found where asked, ended the list where the count was met.
+		{465160, "a resumed walk's first page that ends the list is read on from once"},
+		// A walk that follows next links, on a server that ends the list
+		// one page early: the count said two posts more.
+		{1946923, "a walk that follows next links reads on from an end the count contradicts"},
+		// A server that rounds skip, under a stale count: the anchor one
+		// place on with the count one higher was taken for a post added
+		// behind, and the last page met the count from there.
+		{1606561, "posts taken for added behind the walk do not confirm an end the count meets"},
+		// p0048 sent twice, in place of p0049, while a removal behind and
+		// an addition ahead moved the anchor back by one, the count
+		// unchanged: the copy stood first, where the anchor was expected.
+		{1256546, "a request starts before the anchor: a post sent twice after it shows on one page"},
 	} {
 		c := newModelCase(tc.seed)
 		for _, mode := range walkModes {
 			w, s := runWalk(c, mode, nil)
 			assert.Empty(t, checkWalk(c, mode, w, s), "seed %d, %s (%s): %v", tc.seed, mode.name, tc.rule, c)
+		}
+	}
+}
+
+// TestChangesTheWalkOnceStalledOn replays generated servers that keep the
+// contract while posts are added and removed, on which walks once ended as
+// stalled, needlessly.
+func TestChangesTheWalkOnceStalledOn(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		seed uint64
+		rule string
+	}{
+		// A post removed behind a run of nodes that are not posts: the
+		// search found the anchor one place back, and the read after it
+		// ended a node short of where the walk had read, in the old
+		// places.
+		{112109, "a search's page behind where the walk read is not counted, and what it read moves back with the anchor"},
+	} {
+		c := newModelCase(tc.seed)
+		for _, mode := range walkModes {
+			w, _ := runWalk(c, mode, nil)
+			require.NotNil(t, w.end, "seed %d, %s", tc.seed, mode.name)
+			assert.NotEqual(t, EndStalled, w.end.Kind, "seed %d, %s (%s): %s", tc.seed, mode.name, tc.rule, describe(w.end))
 		}
 	}
 }
