@@ -37,7 +37,10 @@
 //     of the one after the anchor shows on one page, whatever moved it. At
 //     limits of 24 and 25, where that would cost requests, and on a server
 //     that sends two nodes a page or fewer, it starts at the anchor and
-//     asks for one more ([plan.overlap]). Read-ahead foresees the requests
+//     asks for one more ([plan.overlap]). Past a run of nodes that are not
+//     posts longer than a page, the read is blind: it starts as many nodes
+//     back into the run, so that a post that removals behind the walk
+//     moved back into it still comes. Read-ahead foresees the requests
 //     after it as if every page were full ([plan.foreseen]); each starts
 //     likewise before its predecessor's last node, so every boundary is
 //     checked.
@@ -55,12 +58,16 @@
 //     twice away in the same way, it is taken from where it began
 //     ([Machine.settle]), or, when its next link agrees, the walk follows
 //     the server's next links as sent from then on (a server that rounds
-//     skip). A page asked from the anchor whose anchor stands first, where
+//     skip). A page whose anchor stands first, or at its start where
 //     expected, on a list that lost posts is checked by asking for the
-//     post before the anchor ([Machine.checkEdge]): a post sent twice in
-//     place of the one after the anchor, after a removal before it, would
-//     stand just there. A check answered with another count than the
-//     page's shows nothing of its list: the page is read again.
+//     node before the page and its first ([Machine.checkEdge]): a post
+//     sent twice in place of the one after the anchor, after removals
+//     before it, would stand just there, and a server that rounds skip
+//     down by as much as the removals moved the list would answer just
+//     so. Two copies of a post end the walk as incomplete; a first node
+//     one place earlier than the page put it takes the page from where
+//     the check shows it began. A check answered with another count than
+//     the page's shows nothing of its list: the page is read again.
 //  3. Begin ([Machine.pageStart]). Where the page begins is where it was
 //     asked, unless the walk follows next links, or a page read without
 //     the anchor has a next link that says it began earlier. A first page
@@ -82,7 +89,11 @@
 //     where it was asked, placed elsewhere than asked, or a resumed walk's
 //     first) is read on from once even where the count is met: a server
 //     that answered from before where asked, with a count that rose by as
-//     much, looks like a list that gained posts behind the walk.
+//     much, looks like a list that gained posts behind the walk. A resumed
+//     walk whose first page showed its checkpoint ahead of the server
+//     judges every end from that far back. A read on by a walk that
+//     follows next links, at its own position, whose page holds no post
+//     it yielded is unverified ([UnverifiedPages]).
 //     Two pages in a row that do not move the walk past the furthest it
 //     read end it as stalled; the first search's page among them is not
 //     counted (it stands where the anchor was found, behind), and what

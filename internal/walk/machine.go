@@ -142,6 +142,9 @@ type Machine struct {
 	nextLag int
 	// endAt is where the last end read on from stood.
 	endAt int
+	// ahead is how far a resumed walk's positions were seen to run ahead
+	// of the server's, by its first page.
+	ahead int
 	// posts counts the posts yielded, dropped the nodes passed over that
 	// could not be posts; furthest is the furthest position read.
 	posts, dropped, furthest int
@@ -341,6 +344,16 @@ func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip 
 	// many: a server that answered from before where asked, with a count
 	// that rose by as much, looks the same.
 	lag = max(lag, m.cur.behind)
+	if p.earlier && skip < req.Skip {
+		// A resumed walk's first page whose anchor showed the checkpoint's
+		// position ran ahead of the server's (taken where a server that
+		// rounds skip had answered from before where asked, or before
+		// posts were removed): every end from here on is judged from that
+		// far back, as the pages after it may agree with the positions by
+		// the same rounding.
+		m.ahead = max(m.ahead, req.Skip-skip)
+	}
+	lag = max(lag, m.ahead)
 	if p.earlier || p.moved || first && m.cfg.After != "" {
 		// Where the page began is not vouched for: it is read on from
 		// once even where the count is met. Posts removed between the

@@ -93,11 +93,13 @@ type Outcomes uint8
 const (
 	// UnverifiedPages: the walk read pages it could not place by a post
 	// it had yielded: after a run of nodes that are not posts longer than
-	// a page, from a server that sends one post a page, or a page twice
-	// away from where it was asked. If the server answered such a page
-	// from elsewhere than asked, its posts may repeat posts yielded
-	// before, or stand before the caller's skip, and nothing shows it;
-	// posts it left out end the walk in [EndIncomplete] when the count
+	// a page, from a server that sends one post a page, past an end, by a
+	// walk that follows next links, at its own position; or it took a
+	// page from where it began, not where it was asked (twice away from
+	// there, or so shown by a check of its edge). If the server answered
+	// such a page from elsewhere than asked, its posts may repeat posts
+	// yielded before, or stand before the caller's skip, and nothing shows
+	// it; posts it left out end the walk in [EndIncomplete] when the count
 	// can tell.
 	UnverifiedPages Outcomes = 1 << iota
 	// FollowedNext: the server does not answer skip where asked; the walk

@@ -41,9 +41,9 @@ type placement struct {
 	// presumed: placed after an older post than the anchor, which (with
 	// any yielded after that post) is taken for removed.
 	presumed bool
-	// edge: the anchor stood first on the page, where it was asked for,
-	// on a list that lost posts since the last page placed (see
-	// [Machine.checkEdge]).
+	// edge: the anchor stood first on the page, or at its start where it
+	// was asked for, on a list that lost posts since the last page placed
+	// (see [Machine.checkEdge]).
 	edge bool
 }
 
@@ -121,18 +121,22 @@ func (m *Machine) denyEnd(req Request, page *Page) {
 	}
 }
 
-// checkEdge asks, before it goes on with a page whose anchor stood first,
-// where it was asked for, on a list that lost posts since the last page
-// placed, for the post before the anchor and the anchor. A post removed
+// checkEdge asks, before it goes on with a page whose anchor stood at its
+// start (first, or after the node before it: see [plan.overlap]), where
+// it was asked for, on a list that lost posts since the last page placed,
+// for the node before the page's first and that node. A post removed
 // before the anchor would have moved it back by one, and a post the server
 // sent twice in place of the one after it would then stand just where the
-// anchor was expected: the page would look right, with that post missing.
-// The two posts show it (a post twice, in [Machine.Take]); the page is
-// then taken as it came.
+// anchor was expected (a request from the anchor); or a server that
+// rounds skip down by one would have answered from just where the removal
+// put the page's first node: the page would look right, with a post
+// missing. The two nodes show it: a post twice (in [Machine.Take]), or
+// the page's first node one place earlier, when the page is taken from
+// where the check shows it began (see [Machine.settle]).
 func (m *Machine) checkEdge(req Request, page *Page, p placement, reads int, first bool) {
 	pr := &probe{req: req, page: Page{Count: page.Count, IDs: append([]string(nil), page.IDs...), Next: page.Next, Answered: page.Answered},
 		p: p, first: first}
-	check := m.plan.at(m.cur.anchorAt-1, 2)
+	check := m.plan.at(req.Skip-1, 2)
 	check.Purpose = Probe
 	m.wait = wait{kind: waitEdge, req: check, reads: reads, probe: pr}
 }
@@ -151,8 +155,32 @@ func (m *Machine) edgeChecked(check *Page) {
 		m.wait = wait{kind: waitPlace, req: again, reads: w.reads, first: pr.first}
 		return
 	}
+	if start, ok := checkedStart(check, &pr.page, w.req.Skip); ok && start < pr.req.Skip {
+		// The check shows the page's first nodes where the page began
+		// earlier than asked (a server that rounds skip down, with a
+		// removal behind the walk to hide it): taken from there.
+		p := pr.p
+		p.start, p.moved = start, true
+		m.step.Earlier = true
+		m.settle(pr.req, &pr.page, p, pr.first)
+		return
+	}
 	m.step.Earlier = true
 	m.located(pr.req, &pr.page, pr.p, pr.first)
+}
+
+// checkedStart returns where an edge check, asked at skip, shows its page
+// began: by the first post the two hold in common.
+func checkedStart(check, page *Page, skip int) (int, bool) {
+	for k, id := range check.IDs {
+		if id == "" {
+			continue
+		}
+		if i := slices.Index(page.IDs, id); i >= 0 {
+			return skip + k - i, true
+		}
+	}
+	return 0, false
 }
 
 // reread takes a doubtful page's second answer. A page twice away from
@@ -203,7 +231,7 @@ func (m *Machine) settle(req Request, page *Page, p placement, first bool) {
 		return
 	}
 	m.seen |= UnverifiedPages
-	m.event(pageEvent(EventUnverified, req, page, "ugc: a page twice away from where it was asked: taken from where it began"))
+	m.event(pageEvent(EventUnverified, req, page, "ugc: a page away from where it was asked: taken from where it began"))
 	asked := req.Skip
 	if back := asked - p.start; back > 0 {
 		// The walk's positions ran that far ahead of the server's: posts
@@ -299,6 +327,10 @@ func (m *Machine) locate(req Request, page *Page, first bool) (placement, *End) 
 	switch {
 	case c.byID || c.seeking:
 		p = c.passOver(page, latest, anchorAt)
+		// A read on from an end, at the walk's own position, that holds no
+		// post it yielded: where it began is not the server's word, and
+		// nothing on it shows it.
+		p.unverified = c.byID && m.readOn > 0 && latest < 0 && len(page.IDs) > 0
 	case req.Blind && latest < 0:
 		// Nothing on it to check it by; an empty one neither, unless posts
 		// were removed (those after the anchor may have moved back past
@@ -311,7 +343,7 @@ func (m *Machine) locate(req Request, page *Page, first bool) (placement, *End) 
 		// so the anchor found where it was expected may be a post the
 		// server sent twice standing in for a shift. Read it again.
 		p.suspect = p.suspect || known && !sameCount && page.Answered > 0 && page.Answered < c.placedAnswered
-		p.edge = anchorAt == 0 && !p.moved && known && page.Count < c.placed && !c.countLied() && c.anchorAt > 0
+		p.edge = (anchorAt == 0 || anchorAt < m.plan.overlap() && !p.moved) && known && page.Count < c.placed && !c.countLied() && req.Skip > 0
 	default:
 		p = m.byLatest(req, page, latest, gap, known, sameCount)
 	}

@@ -44,9 +44,9 @@ func (p *plan) anchoredLimit() int { return min(p.limit+p.overlap(), MaxLimit) }
 
 // following returns the request that goes on from where cur stands: at the
 // node before the anchor (see [plan.overlap]), or at the anchor, when a
-// page from there still reaches past the last page's end,
-// else (nodes that are not posts, or pages of one post, stand between)
-// where the list goes on.
+// page from there still reaches past the last page's end; else (nodes that
+// are not posts, or pages of one post, stand between) a blind read where
+// the list goes on, from as many of the nodes before it as the overlap.
 func (p *plan) following(cur *cursor) Request {
 	switch {
 	case !cur.counted && cur.anchor == "": // the first request: the caller's, exactly as built
@@ -64,8 +64,19 @@ func (p *plan) following(cur *cursor) Request {
 			return p.at(start, p.anchoredLimit())
 		}
 	}
-	r := p.at(cur.pos, p.limit)
-	r.Blind = cur.anchor != ""
+	if cur.anchor == "" {
+		return p.at(cur.pos, p.limit)
+	}
+	// Nodes that are not posts follow the anchor further than a page
+	// reaches: the read starts as many of them back as the overlap, so
+	// that posts removed behind the walk, which move the list back, show
+	// where one of them stood, not before the page.
+	back := min(p.overlap(), cur.pos-cur.anchorAt-1)
+	if p.served <= back+1 {
+		back = 0 // pages of one node: the read would bring only what the walk read
+	}
+	r := p.at(cur.pos-back, min(p.limit+back, MaxLimit))
+	r.Blind = true
 	return r
 }
 

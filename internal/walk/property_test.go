@@ -576,6 +576,26 @@ func TestServersThePropertyFound(t *testing.T) {
 		// an addition ahead moved the anchor back by one, the count
 		// unchanged: the copy stood first, where the anchor was expected.
 		{1256546, "a request starts before the anchor: a post sent twice after it shows on one page"},
+		// A walk that follows next links read on from an end, at its own
+		// position, on a server that rounds skip: the page it got held no
+		// post it had yielded, began eight places earlier than the walk
+		// took it to, and met the count from there.
+		{628812, "a read on from an end, by a walk that follows next links, that holds no post it yielded is unverified"},
+		// A server that rounds skip down by one, just as a removal behind
+		// the walk moved the page's first post back by one: the anchor
+		// stood where expected, and the page ended the list a post early.
+		{1229904, "an edge check that shows the page's first node one place earlier takes the page from there"},
+		// p0056 sent twice, in place of p0057, while two removals behind
+		// moved the anchor back by two: its copy stood first on the page.
+		{707500, "an anchor first on a page, moved back, on a list that lost posts is checked at its edge"},
+		// A removal behind the walk, with an addition to keep the count,
+		// while the walk read blind past a run of nodes that are not posts:
+		// the run's first post after it moved back to where the run was.
+		{775958, "a blind read past a run of nodes that are not posts starts within the run"},
+		// A walk resumed on a server that rounds skip: its first page's
+		// anchor showed the checkpoint two places ahead of the server, and
+		// a later page, rounded by two, agreed with the walk's positions.
+		{1390396, "a resumed walk's positions that ran ahead judge every end from that far back"},
 	} {
 		c := newModelCase(tc.seed)
 		for _, mode := range walkModes {
