@@ -53,19 +53,14 @@ func (p *plan) following(cur *cursor) Request {
 		return Request{Skip: cur.pos, Limit: p.limit, First: true}
 	case p.byNext != nil:
 		return *p.byNext
+	case cur.anchor == "":
+		return p.at(cur.pos, p.limit)
 	}
-	if cur.anchor != "" {
-		reach := min(p.anchoredLimit(), p.served)
-		start := max(cur.anchorAt-p.overlap()+1, 0)
-		if cur.pos-start >= reach {
-			start = cur.anchorAt // nodes that are not posts follow the anchor: it alone is read again
-		}
-		if cur.pos-start < reach {
+	reach := min(p.anchoredLimit(), p.served)
+	for _, start := range [...]int{cur.anchorAt - p.overlap() + 1, cur.anchorAt} {
+		if start = max(start, 0); cur.pos-start < reach {
 			return p.at(start, p.anchoredLimit())
 		}
-	}
-	if cur.anchor == "" {
-		return p.at(cur.pos, p.limit)
 	}
 	// Nodes that are not posts follow the anchor further than a page
 	// reaches: the read starts as many of them back as the overlap, so
