@@ -446,26 +446,31 @@ func mid(lo, hi float64) float64 {
 	return lo + (hi-lo)*estimateAt
 }
 
-// Slack of the bounds, in tokens: a request's time in transit varies, so
-// the server's bucket is not exactly the one replayed on send times.
-const boundSlack = 0.1
+// Slack of the lower bound, in tokens: a request's time in transit
+// varies, so the server's bucket is not exactly the one replayed on send
+// times. It is kept small: on a bucket of one a token is the whole of the
+// quota's spacing, and a tenth of one put the estimate a tenth under it.
+const boundSlack = 0.02
 
 // bounds returns the bounds on q that the phase the throttle of ticket i
 // ends proves, for a bucket holding at most b: every request accepted had
 // a token (q at least lo), the throttled one had none (q below hi). The
 // replay runs on the times the requests were sent, and the server's
 // bucket on the times they arrived: each bound gives way by the refill of
-// the spread of the times in transit (half that of the round trips) and
-// a tenth of a token for an accepted request, which may have arrived that
-// much later than its sending says. The throttled request is taken as
-// arriving that much later too: that keeps the upper bound, and the
-// estimate, on the low side (taken as arriving earlier, a request refused
-// by a bucket of one, whose gap the spread swallows, proves nothing, and
-// the client would go on sending into the throttle).
+// the spread of the times in transit (half that of the round trips), and
+// the lower by boundSlack more for an accepted request, which may have
+// arrived that much later than its sending says. The throttled request is
+// taken as arriving later by the spread: that keeps the upper bound, and
+// the estimate, on the low side (taken as arriving earlier, a request
+// refused by a bucket of one, whose gap the spread swallows, proves
+// nothing, and the client would go on sending into the throttle). A
+// request refused by a bucket of one found it a fraction of a token
+// short, no more: a slack on the upper bound would put it that fraction
+// of the quota under the rate that was refused.
 func (l *learner) bounds(w window, i uint64, b float64) (lo, hi float64) {
 	spread := l.transitSpread(w, i)
-	lo = bisect(func(q float64) bool { return l.replay(w, i, q, b, 0) >= 1-boundSlack-q*spread })
-	hi = bisect(func(q float64) bool { return l.replay(w, i, q, b, spread+boundSlack/q) >= 1 })
+	lo = bisect(func(q float64) bool { return l.replay(w, i, q, b, false, 0) >= 1-boundSlack-q*spread })
+	hi = bisect(func(q float64) bool { return l.replay(w, i, q, b, true, spread) >= 1 })
 	return lo, hi
 }
 
@@ -566,18 +571,18 @@ func (l *learner) firstWindow() window {
 }
 
 // replay runs a bucket of rate q holding at most b over the requests of w
-// before the throttle of ticket i. With late of 0 it returns the fewest
-// tokens an accepted request found; otherwise the tokens the throttled
-// request found, arriving late seconds after it was sent. An answer not
-// yet come (or none) may or may not have taken a token, and a window
-// after a pause begins with what the pause refilled to what the bucket
-// held at the throttle, which was less than a token: each bound assumes
-// what makes it weakest.
-func (l *learner) replay(w window, i uint64, q, b, late float64) float64 {
+// before the throttle of ticket i. For the lower bound it returns the
+// fewest tokens an accepted request found; for the upper (upper), the
+// tokens the throttled request found, arriving late seconds after it was
+// sent. An answer not yet come (or none) may or may not have taken a
+// token, and a window after a pause begins with what the pause refilled
+// to what the bucket held at the throttle, which was less than a token:
+// each bound assumes what makes it weakest.
+func (l *learner) replay(w window, i uint64, q, b float64, upper bool, late float64) float64 {
 	tokens := b
 	if !w.full {
 		held := 1.0
-		if late > 0 {
+		if upper {
 			held = 0
 		}
 		tokens = min(b, held+q*w.pause)
@@ -591,11 +596,11 @@ func (l *learner) replay(w window, i uint64, q, b, late float64) float64 {
 		case r.outcome == accepted:
 			least = min(least, tokens)
 			tokens--
-		case r.outcome != refused && late > 0:
+		case r.outcome != refused && upper:
 			tokens--
 		}
 	}
-	if late == 0 {
+	if !upper {
 		return least
 	}
 	return min(b, tokens+q*(max(l.hist[i%histLen].sent-prev, 0)+late))
