@@ -201,9 +201,15 @@ func (l *learner) rate() float64 {
 // moves on, if the rate held the request back and the client has been
 // sending at about the rate allowed (a client that sends slower than it
 // may proves nothing of a higher rate, as TCP's congestion window
-// validation has it).
+// validation has it). The first request after a pause moves nothing: it
+// found the bucket the pause refilled, and its success shows nothing of
+// the rate (on a bucket of one the ramp would double on it, and the next
+// request find no token).
 func (l *learner) success(i uint64) {
 	if !l.engaged || !l.remembered(int(i)) || !l.hist[i%histLen].paced || l.sendRate() < usedRate*l.rate() {
+		return
+	}
+	if i == l.from {
 		return
 	}
 	l.succeeded++
