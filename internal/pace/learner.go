@@ -56,7 +56,9 @@ type learner struct {
 	firstAccepted  float64
 	firstEnd       int
 	firstThrottled uint64
-	// learned counts the estimates made since the ramp.
+	// learned counts the estimates made since the ramp that a phase
+	// bounded from below (a phase of one accepted request on a bucket of
+	// one bounds nothing below: the pause had refilled the bucket).
 	learned int
 	// doubted: the last throttle was taken as a refusal alone (see lone).
 	doubted bool
@@ -100,12 +102,10 @@ const (
 	plateauPauses = 18.0
 	// looseBounds: bounds on q wider than this fraction of it shorten
 	// the plateau in proportion, down to plateauTime, or down to
-	// quickPlateauTime for the first quickLearns estimates when wider
-	// than quickBounds (the ramp's doublings may leave the quota known
-	// to a factor of two; tighter bounds wait for the usual plateau,
-	// which spares a short walk a throttle).
+	// quickPlateauTime for the first quickLearns estimates (the ramp's
+	// doublings may leave the quota known to a factor of two, and the
+	// probe after them, in the few steps a low rate takes, to a tenth).
 	looseBounds      = 0.05
-	quickBounds      = 0.10
 	quickPlateauTime = 4.0
 	quickLearns      = 2
 	// backOff multiplies the rate when no bucket explains a throttle.
@@ -296,13 +296,15 @@ func (l *learner) remembered(k int) bool { return k >= l.oldest() && k < l.histE
 // learn finds, for each size the server's bucket may have, the bounds
 // on q that the phase the throttle of ticket i ends proves, and keeps
 // those of the earlier phases where they agree, or miss them by no more
-// than the jitter moves them (see agreeing). Where none agree, or the
-// throttle came before the plateau's end (the quota was learned too
-// high), the phase starts the learning again: the quota changed. It
-// settles just under an estimate between all the bounds left; where
-// nothing explains the phase, it backs off. A probe that finds the quota
-// where it was learned lengthens the next plateau; loose bounds shorten
-// it.
+// than the jitter moves them (see agreeing). A throttle before the
+// plateau's end (the quota was learned too high) narrows the bounds it
+// overlaps and confirms nothing: on a bucket of one, a phase of one
+// accepted request after a pause bounds the quota from above only, and
+// the earlier phases keep the bound below. Where none agree, the phase
+// starts the learning again: the quota changed. It settles just under an
+// estimate between all the bounds left; where nothing explains the
+// phase, it backs off. A probe that finds the quota where it was learned
+// lengthens the next plateau; loose bounds shorten it.
 func (l *learner) learn(i uint64) {
 	if l.firstEnd > 0 {
 		// the second throttle: the answers in flight at the first have
@@ -325,15 +327,16 @@ func (l *learner) learn(i uint64) {
 		l.firstAccepted = min(2*max(l.firstAccepted, 1), maxBurst)
 		phase = l.phaseBounds(i)
 	}
-	var kept []candidate
-	if early := !l.ramping && l.succeeded < l.plateau; !early { // else throttled before the plateau's end: learned too high
-		if kept = agreeing(l.candidates, phase, 0); len(kept) == 0 {
-			kept = agreeing(l.candidates, phase, nearMiss*l.est)
-		}
+	early := !l.ramping && l.succeeded < l.plateau // throttled before the plateau's end: learned too high
+	kept := agreeing(l.candidates, phase, 0)
+	if len(kept) == 0 && !early {
+		kept = agreeing(l.candidates, phase, nearMiss*l.est)
 	}
 	switch {
 	case len(kept) == 0:
 		kept = phase // the quota changed, or was learned too high
+		l.confirmed = 0
+	case early:
 		l.confirmed = 0
 	case !l.ramping:
 		l.confirmed = min(l.confirmed+1, maxConfirmed)
@@ -373,14 +376,16 @@ func (l *learner) learn(i uint64) {
 		l.est = max(mid(l.lo, l.hi), minRate)
 	}
 	l.ramping = false
-	l.learned++
+	if l.lo > 0 {
+		l.learned++
+	}
 	flat := max(plateauTime, plateauPauses*l.pause.Seconds())
 	if width := (l.hi - l.lo) / l.est; width > looseBounds {
 		// loose bounds are probed sooner: the long plateau of a long
 		// named wait is for a quota learned well; the first ones, which
 		// the coarse steps of the ramp leave, sooner still
 		flat = max(flat*looseBounds/width, plateauTime)
-		if l.learned <= quickLearns && width > quickBounds {
+		if l.learned <= quickLearns {
 			flat = quickPlateauTime
 		}
 	}
