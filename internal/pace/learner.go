@@ -75,6 +75,9 @@ type sendRecord struct {
 	outcome outcome
 	// paced: the rate held the request back (see record).
 	paced bool
+	// allowed is the time the learner's rate allowed between the request
+	// before and this one, in seconds, when it was sent (0: no rate).
+	allowed float64
 }
 
 type outcome uint8
@@ -127,8 +130,8 @@ const (
 	// third of a plateau past it (a quota that grew is found within two).
 	probeSpeed = 5.0
 	// usedRate: the curve moves on only while the client sends at this
-	// share of the rate allowed or more, over the last rateWindow
-	// requests.
+	// share of the rates allowed or more, over the last rateWindow
+	// requests (see usedTheRate).
 	usedRate   = 0.8
 	rateWindow = 32
 	// probeCeiling bounds the probe, as a multiple of the learned rate: a
@@ -162,7 +165,7 @@ func (l *learner) record(t time.Time, paced bool) uint64 {
 		l.epoch = t
 		l.hist = make([]sendRecord, histLen)
 	}
-	l.hist[i%histLen] = sendRecord{sent: l.seconds(t), paced: paced}
+	l.hist[i%histLen] = sendRecord{sent: l.seconds(t), paced: paced, allowed: 1 / l.rate()}
 	l.histEnd++
 	return uint64(i)
 }
@@ -206,7 +209,7 @@ func (l *learner) rate() float64 {
 // the rate (on a bucket of one the ramp would double on it, and the next
 // request find no token).
 func (l *learner) success(i uint64) {
-	if !l.engaged || !l.remembered(int(i)) || !l.hist[i%histLen].paced || l.sendRate() < usedRate*l.rate() {
+	if !l.engaged || !l.remembered(int(i)) || !l.hist[i%histLen].paced || !l.usedTheRate() {
 		return
 	}
 	if i == l.from {
@@ -276,15 +279,28 @@ func (l *learner) acceptedIn(lo, hi int) float64 {
 	return n
 }
 
-// sendRate returns the rate of the last rateWindow requests sent, in
-// requests a second; +Inf before there are so many.
-func (l *learner) sendRate() float64 {
+// usedTheRate reports whether the last rateWindow requests took no more
+// than 1/usedRate times the time the learner's rates allowed between
+// them; true before there are so many. The curve is measured against the
+// rates it climbed through, each when its request was sent: against the
+// last, a curve that climbs faster than usedRate over the window (as a
+// short plateau's does at a low rate, a few successes long) would stall
+// for rateWindow requests, then jump in coarse steps, and the throttle
+// that ends it prove loose bounds. The ramp, which doubles, is measured
+// against the rate it has: it doubles with the requests sent at it.
+func (l *learner) usedTheRate() bool {
 	if l.histEnd <= rateWindow {
-		return math.Inf(1)
+		return true
 	}
-	last := l.hist[(l.histEnd-1)%histLen].sent
-	first := l.hist[(l.histEnd-1-rateWindow)%histLen].sent
-	return rateWindow / max(last-first, 1e-9)
+	allowed := rateWindow / l.rate()
+	if !l.ramping {
+		allowed = 0
+		for k := l.histEnd - rateWindow; k < l.histEnd; k++ {
+			allowed += l.hist[k%histLen].allowed
+		}
+	}
+	took := l.hist[(l.histEnd-1)%histLen].sent - l.hist[(l.histEnd-1-rateWindow)%histLen].sent
+	return usedRate*took <= allowed
 }
 
 // oldest returns the ticket of the oldest record remembered.
