@@ -267,8 +267,8 @@ func TestEightCallersShareABurstOfOne(t *testing.T) {
 // to 2 % of the quota's spacing late (1 ms at most, as Go's do on Linux),
 // with 0.1 to 5 ms in transit each way, 0.1 to 2 ms of service, and up to
 // 1 % of the spacing of jitter each way (3 ms at most): what a client can
-// get from a bucket of one, q ÷ (1 + q × (jitter + lateness)), is 0.98 of
-// the quota or more. Once it has learned (the first 10 s, or the first 60
+// get from a bucket of one, q ÷ (1 + q × (jitter + the timers' mean
+// lateness)), is 0.98 of the quota or more. Once it has learned (the first 10 s, or the first 60
 // requests at the quota where that is longer: a low quota's probes take
 // requests, not seconds), over the next 120 s every walk takes at most one
 // refusal per 30 s and gets 0.94 of the quota or more, and 95 % of them
