@@ -84,7 +84,9 @@
 //     that a read or search past it contradicted with posts it does not
 //     remember, on a page it could not place or believe, is read on from,
 //     twice at most, the server's next links as sent too; one still
-//     contradicted by such posts then is incomplete. A page that ends the
+//     contradicted by such posts then is incomplete (an end short of
+//     one read before is read on from without counting, twice at most
+//     until the walk moves on). A page that ends the
 //     list where it did not show it began as asked (taken from before
 //     where it was asked, placed elsewhere than asked, or a resumed walk's
 //     first) is read on from once even where the count is met: a server

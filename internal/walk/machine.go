@@ -140,8 +140,9 @@ type Machine struct {
 	// position (this, or where the page's anchor shows it began), the
 	// lower.
 	nextLag int
-	// endAt is where the last end read on from stood.
-	endAt int
+	// endAt is where the last end read on from stood; endsAgain counts
+	// the ends short of it read on from since the walk last moved on.
+	endAt, endsAgain int
 	// ahead is how far a resumed walk's positions were seen to run ahead
 	// of the server's, by its first page.
 	ahead int
@@ -436,15 +437,19 @@ func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bo
 		return
 	}
 	if progress {
-		m.stale, m.readOn, m.searchedBack = 0, 0, false
+		m.stale, m.readOn, m.endsAgain, m.searchedBack = 0, 0, 0, false
 	}
 	ends := len(page.IDs) == 0 || !next.Present
 	// An end short of one read before (a page read again further back)
-	// is no new end: it is read on from without counting.
-	again := c.pos < m.endAt
+	// is no new end: it is read on from without counting, twice at most
+	// until the walk moves on (a server whose pages come back further back
+	// each time would keep the walk reading forever).
+	again := c.pos < m.endAt && m.endsAgain < 2
 	switch {
 	case ends && len(page.IDs) > 0 && (c.pos-lag < page.Count || m.endDenied) && (m.readOn < 2 || again):
-		if !again {
+		if again {
+			m.endsAgain++
+		} else {
 			m.readOn++
 			m.endAt = c.pos
 		}
