@@ -34,7 +34,9 @@
 //  1. Ask. Each request starts at the node before the last post yielded,
 //     the anchor, and asks for two more ([plan.following]): the answer
 //     shows whether the list moved since, and a post sent twice in place
-//     of the one after the anchor shows on one page, whatever moved it. At
+//     of the one after the anchor shows on one page when changes the
+//     count does not show moved the anchor back by one (further, the
+//     anchor is found away from where it was asked, and read again). At
 //     limits of 24 and 25, where that would cost requests, and on a server
 //     that sends two nodes a page or fewer, it starts at the anchor and
 //     asks for one more ([plan.overlap]). Past a run of nodes that are not

@@ -28,8 +28,9 @@ func (p *plan) at(skip, limit int) Request { return Request{Skip: skip, Limit: l
 // overlap is how many nodes a request that goes on from the anchor reads
 // again: the anchor and the node before it, where the limit leaves room
 // for both (a post sent twice in place of the one after the anchor then
-// shows on one page, whatever moved the anchor since: see the package
-// documentation); the anchor alone at the largest limits, so that a page
+// shows on one page when changes the count does not show moved the anchor
+// back by one: see the package documentation); the anchor alone at the
+// largest limits, so that a page
 // still brings a full page of new posts, and on a server that sends two
 // nodes a page or fewer.
 func (p *plan) overlap() int {
