@@ -136,12 +136,12 @@ func (v verdict) strict() bool { return v.episodes <= v.allowed && v.throughput 
 // more while it learns) and uses 0.7 of its quota or more, ending at a
 // rate within twice of it; and 85 % of the walks or more meet the
 // property itself: at most one throttle per 30 s after the first, and 0.9
-// of the quota or more. 64 walks of 6 minutes by default (about 2 s of
+// of the quota or more. 32 walks of 6 minutes by default (about 2 s of
 // CPU; 16 under -race); 3,000 of 7 minutes with UGC_TEST_HEAVY=1. The log
 // gives the counts.
 func TestLearnedPaceOnGeneratedBuckets(t *testing.T) {
 	t.Parallel()
-	cases, length := 64, 6*time.Minute
+	cases, length := 32, 6*time.Minute
 	switch {
 	case heavy():
 		cases, length = 3000, 7*time.Minute
@@ -352,11 +352,11 @@ func TestWalksOfTheBenchmarksRunNearTheQuota(t *testing.T) {
 // confirms it does. After its first throttle every walk takes at most 11
 // (the property allows 14), and 90 % of them 7 or fewer: the learner
 // before, which took each such probe for a new quota and began its
-// plateaus again, took 8 or more in 36 % of them. 48 walks (12 under
+// plateaus again, took 8 or more in 36 % of them. 24 walks (12 under
 // -race, 1,000 with UGC_TEST_HEAVY=1).
 func TestProbesThatFindTheQuotaLengthenThePlateau(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(48, 12, 1000)
+	cases := sampleSize(24, 12, 1000)
 	few, walked := 0, 0
 	for seed := uint64(1); walked < cases; seed++ {
 		c := generatedBucket(seed, 7*time.Minute)
