@@ -17,6 +17,14 @@ import (
 // context of its own, so that one the walk no longer wants is cancelled,
 // not awaited.
 //
+// A parallel window opens as its answers come, as TCP's slow start does:
+// it keeps at most rampStart requests in flight at first, and one more for
+// each answer the walk takes, up to all the walk wants. A walk that meets a
+// quota at its first requests then has a few in flight when the first
+// throttle comes, not its whole read-ahead, each of which would be refused
+// and sent again after the pause; without a quota the window is open after
+// a round trip or two.
+//
 // A chained window (prefetch) sends each request the walk reads on with
 // only once the one before it has its body: one request on the wire at a
 // time. The page is decoded once the request after it has left (see
@@ -30,7 +38,10 @@ type window struct {
 	chained  bool
 	queue    []*flight // sent and not yet received, oldest first
 	lastRead *flight   // chained: the read request sent last
-	wg       sync.WaitGroup
+	// open is how many requests may be in flight; the one the walk asks
+	// for first is sent whatever it is.
+	open int
+	wg   sync.WaitGroup
 	// answers numbers the answers in the order they came (see
 	// walk.Page.Answered).
 	answers atomic.Uint64
@@ -58,9 +69,13 @@ type pageAnswer struct {
 	err      error
 }
 
+// rampStart is how many requests a parallel window keeps in flight before
+// its first answer.
+const rampStart = 4
+
 func newWindow(parent context.Context, inline, chained bool, get pageGetter) *window {
 	ctx, cancel := context.WithCancel(parent)
-	return &window{ctx: ctx, cancel: cancel, get: get, inline: inline, chained: chained}
+	return &window{ctx: ctx, cancel: cancel, get: get, inline: inline, chained: chained, open: rampStart}
 }
 
 // sync makes the requests in flight those of wants, and returns how many
@@ -82,11 +97,15 @@ func (w *window) sync(wants []walk.Request, hold bool, url func(walk.Request) *u
 			return true
 		})
 	}
-	for _, r := range wants {
-		if !slices.ContainsFunc(w.queue, func(f *flight) bool { return f.req == r }) {
-			w.send(r, url(r))
-			sent++
+	for i, r := range wants {
+		if slices.ContainsFunc(w.queue, func(f *flight) bool { return f.req == r }) {
+			continue
 		}
+		if i > 0 && len(w.queue) >= w.open {
+			break
+		}
+		w.send(r, url(r))
+		sent++
 	}
 	return sent
 }
@@ -153,6 +172,7 @@ func (w *window) receive(r walk.Request) (*Page, uint64, error) {
 	i := slices.IndexFunc(w.queue, func(f *flight) bool { return f.req == r })
 	f := w.queue[i]
 	w.queue = slices.Delete(w.queue, i, i+1) // keeps the capacity: no allocation per page
+	w.open++
 	if w.inline {
 		p, err := w.get(w.ctx, f.u, attemptHooks{})
 		return p, w.answers.Add(1), err

@@ -1,0 +1,124 @@
+package ugc_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/ugctest"
+)
+
+// rampStart is the window's requests in flight before its first answer
+// (window.go).
+const rampStart = 4
+
+// TestParallelWindowOpensAsAnswersCome: over generated walks (read-ahead 2
+// to 32, 50 to 1,500 posts, each answer 0 to 4 ms late), the server never
+// holds more of a walk's requests at once than rampStart and one for each
+// answer it has given; the window still opens to the read-ahead; and every
+// post comes once.
+func TestParallelWindowOpensAsAnswersCome(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(24) {
+		rng := rand.New(rand.NewPCG(seed, 43))
+		ahead, posts := 2+rng.IntN(31), 50+rng.IntN(1451)
+		t.Run(fmt.Sprintf("seed=%d/read-ahead=%d/posts=%d", seed, ahead, posts), func(t *testing.T) {
+			t.Parallel()
+			h, err := ugctest.NewHandler(ugctest.Generate(posts, seed), "k")
+			require.NoError(t, err)
+			var (
+				mu                       sync.Mutex
+				inFlight, answered, most int
+				overs                    []string
+				lateness                 = rand.New(rand.NewPCG(seed, 44))
+			)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				inFlight++
+				most = max(most, inFlight)
+				if inFlight > rampStart+answered {
+					overs = append(overs, fmt.Sprintf("%d in flight after %d answers", inFlight, answered))
+				}
+				late := time.Duration(lateness.Int64N(int64(4 * time.Millisecond)))
+				mu.Unlock()
+				time.Sleep(late)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				mu.Lock()
+				inFlight-- // before the answer leaves: the client may send the next at once
+				answered++
+				mu.Unlock()
+				for k, v := range rec.Header() {
+					w.Header()[k] = v
+				}
+				w.WriteHeader(rec.Code)
+				_, _ = w.Write(rec.Body.Bytes())
+			}))
+			t.Cleanup(srv.Close)
+			c, err := ugc.NewClient(srv.URL, "k")
+			require.NoError(t, err)
+			seen := map[string]bool{}
+			for p, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, ugc.WithReadAhead(ahead)) {
+				require.NoError(t, err)
+				assert.False(t, seen[p.ID], "post %s came twice", p.ID)
+				seen[p.ID] = true
+			}
+			assert.Len(t, seen, posts)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Empty(t, overs, "the window opened ahead of its answers")
+			if pages := (posts + 24) / 25; pages >= 2*ahead {
+				assert.GreaterOrEqual(t, most, ahead/2, "the window never opened: at most %d requests in flight", most)
+			}
+		})
+	}
+}
+
+// TestFirstThrottleMeetsTheWindowNotTheReadAhead: a parallel walk that
+// meets a bucket of one at its first requests, behind a server that says
+// nothing but Retry-After, has at most rampStart requests in flight beyond
+// the answers it took when the first throttle comes: it took one (the
+// bucket's token), so at most rampStart+1 are refused before the pause,
+// whatever the read-ahead (it was the whole read-ahead, less one). It
+// takes the named second of real time.
+func TestFirstThrottleMeetsTheWindowNotTheReadAhead(t *testing.T) {
+	t.Parallel()
+	const posts = 500
+	ds := ugctest.Generate(posts, 7)
+	for _, ahead := range []int{8, 16} {
+		t.Run(fmt.Sprintf("read-ahead=%d", ahead), func(t *testing.T) {
+			t.Parallel()
+			srv := ugctest.NewServer(t, ugctest.WithDataset(ds), ugctest.WithRequestLogLimit(-1),
+				ugctest.WithQuotaConfig(ugctest.QuotaConfig{RPS: 200, Burst: 1, RetryAfterOnly: true}))
+			n := 0
+			for _, err := range srv.Client().AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, ugc.WithReadAhead(ahead)) {
+				require.NoError(t, err)
+				n++
+			}
+			assert.Equal(t, posts, n)
+			var firstRefusal time.Time
+			before := 0
+			for _, r := range srv.Requests() {
+				if !r.OverQuota {
+					continue
+				}
+				if firstRefusal.IsZero() {
+					firstRefusal = r.Arrived
+				}
+				if r.Arrived.Sub(firstRefusal) < 500*time.Millisecond { // the pause is a second
+					before++
+				}
+			}
+			require.False(t, firstRefusal.IsZero(), "a bucket of one refuses a parallel walk's first requests")
+			assert.LessOrEqual(t, before, rampStart+1, "requests refused before the first pause")
+		})
+	}
+}
