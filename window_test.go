@@ -20,12 +20,14 @@ import (
 // (window.go).
 const rampStart = 4
 
-// TestParallelWindowOpensAsAnswersCome: over generated walks (read-ahead 2
-// to 32, 50 to 1,500 posts, each answer 0 to 4 ms late), the server never
-// holds more of a walk's requests at once than rampStart and one for each
-// answer it has given; the window still opens to the read-ahead; and every
-// post comes once.
-func TestParallelWindowOpensAsAnswersCome(t *testing.T) {
+// TestParallelWindowNeverRunsAheadOfItsAnswers: over generated walks
+// (read-ahead 2 to 32, 50 to 1,500 posts, each answer 0 to 4 ms late), the
+// server never holds more of a walk's requests at once than rampStart and
+// one for each answer it has given, and every post comes once. (That the
+// window opens to the read-ahead, one more for each answer, is
+// TestParallelWindowOpensOneMoreForEachAnswer: how far it opens here
+// depends on how fast the machine sends.)
+func TestParallelWindowNeverRunsAheadOfItsAnswers(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(24) {
 		rng := rand.New(rand.NewPCG(seed, 43))
@@ -75,9 +77,7 @@ func TestParallelWindowOpensAsAnswersCome(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			assert.Empty(t, overs, "the window opened ahead of its answers")
-			if pages := (posts + 24) / 25; pages >= 2*ahead {
-				assert.GreaterOrEqual(t, most, ahead/2, "the window never opened: at most %d requests in flight", most)
-			}
+			t.Logf("at most %d requests in flight", most)
 		})
 	}
 }
@@ -87,17 +87,18 @@ func TestParallelWindowOpensAsAnswersCome(t *testing.T) {
 // nothing but Retry-After, has at most rampStart requests in flight beyond
 // the answers it took when the first throttle comes: it took one (the
 // bucket's token), so at most rampStart+1 are refused before the pause,
-// whatever the read-ahead (it was the whole read-ahead, less one). It
-// takes the named second of real time.
+// whatever the read-ahead (it was the whole read-ahead, less one). The
+// bucket's token comes every 20 ms, longer than a loaded machine takes to
+// send those requests. It takes the named second of real time.
 func TestFirstThrottleMeetsTheWindowNotTheReadAhead(t *testing.T) {
 	t.Parallel()
-	const posts = 500
+	const posts = 300
 	ds := ugctest.Generate(posts, 7)
 	for _, ahead := range []int{8, 16} {
 		t.Run(fmt.Sprintf("read-ahead=%d", ahead), func(t *testing.T) {
 			t.Parallel()
 			srv := ugctest.NewServer(t, ugctest.WithDataset(ds), ugctest.WithRequestLogLimit(-1),
-				ugctest.WithQuotaConfig(ugctest.QuotaConfig{RPS: 200, Burst: 1, RetryAfterOnly: true}))
+				ugctest.WithQuotaConfig(ugctest.QuotaConfig{RPS: 50, Burst: 1, RetryAfterOnly: true}))
 			n := 0
 			for _, err := range srv.Client().AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, ugc.WithReadAhead(ahead)) {
 				require.NoError(t, err)
