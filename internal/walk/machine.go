@@ -130,9 +130,12 @@ type Machine struct {
 	// a page read on from the anchor, where asked, shows where the list
 	// ends.
 	stale, readOn int
-	searchedBack  bool
-	readPastEnd   bool
-	endDenied     bool
+	// idle counts the answers taken since the walk last moved on (see
+	// maxIdle).
+	idle         int
+	searchedBack bool
+	readPastEnd  bool
+	endDenied    bool
 	// nextLag is how far before where the walk has the last page's posts
 	// end its next link went on: a server that answers from before where
 	// asked (it rounds skip down) while the walk's positions run ahead of
@@ -171,6 +174,14 @@ type Machine struct {
 	step   Step
 	ended  bool
 }
+
+// maxIdle is how many answers in a row may leave a walk where it stood
+// before it ends as stalled, whatever its rules asked them for: far more
+// than the reads again, searches, checks and probes of any one page (the
+// property's walks, churn at every request included, take at most 68), so
+// that a server no rule foresaw ends a walk with an error that says so,
+// not with requests sent until the caller's context ends.
+const maxIdle = 256
 
 // New returns a walk ready to send its first request.
 func New(cfg Config) *Machine {
@@ -231,6 +242,7 @@ func (m *Machine) Take(req Request, page *Page) Step {
 		m.dup = id
 		m.seen |= PostSentTwice
 	}
+	m.idle++
 	switch w := m.wait; w.kind {
 	case waitReread:
 		m.reread(req, page)
@@ -242,6 +254,9 @@ func (m *Machine) Take(req Request, page *Page) Step {
 		m.place(req, page, w.reads+1, w.first)
 	default:
 		m.place(req, page, 1, !m.cur.counted)
+	}
+	if !m.ended && m.idle >= maxIdle {
+		m.end(End{Kind: EndStalled, Reason: fmt.Sprintf("%d answers in a row did not move the walk on; the server's pages do not stand where they say", maxIdle)})
 	}
 	return m.step
 }
@@ -329,6 +344,9 @@ func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip 
 	// before a checkpoint's, passed over, past the furthest the walk had
 	// read: a page of repeats alone does not move the walk on.
 	progress := len(m.step.Yield) > 0 || m.cur.pos > m.furthest && (hasNonPost(page) || p.passed)
+	if progress {
+		m.idle = 0
+	}
 	if req.Purpose == Read && p.start >= 0 && !p.moved {
 		m.endDenied = false // a page read on from the anchor, where asked: it says where the list ends
 	}

@@ -61,6 +61,9 @@ type walkRun struct {
 	// looped is set when the walk sent idleRequests requests with no
 	// post coming: a machine that loops would send requests forever.
 	looped bool
+	// idleMost is the most answers in a row that did not move the walk
+	// on (see maxIdle).
+	idleMost int
 }
 
 // driver drives a machine as a shell does, against a session: requests in
@@ -81,6 +84,15 @@ type driver struct {
 type inFlight struct {
 	req  Request
 	page *Page
+}
+
+// storeMax stores v in a if it is more than a holds.
+func storeMax(a *atomic.Int64, v int64) {
+	for cur := a.Load(); v > cur; cur = a.Load() {
+		if a.CompareAndSwap(cur, v) {
+			return
+		}
+	}
 }
 
 // idleRequests is how many requests a walk may send without a post
@@ -149,6 +161,7 @@ func (d *driver) run(m *Machine, stopAfter int, out *walkRun) (n int) {
 			d.trace(fmt.Sprintf("  take %+v", wants[0]))
 		}
 		step := m.Take(wants[0], f.page)
+		out.idleMost = max(out.idleMost, m.idle)
 		if d.trace != nil {
 			d.trace(fmt.Sprintf("  step placed=%v emit=%v yield=%v events=%v end=%+v", step.Placed, step.Emit, step.Yield, step.Events, step.End))
 		}
@@ -244,6 +257,9 @@ func checkWalk(c *modelCase, mode walkMode, w walkRun, s *modelSession) []failur
 	if w.looped {
 		fail("loops", "the walk sent %d requests without ending", w.requests)
 		return out
+	}
+	if w.idleMost >= maxIdle && (c.wellBehaved() || c.honestUnderChange()) {
+		fail("idle-bound", "a walk on a server that keeps the contract took %d answers in a row that did not move it on", w.idleMost)
 	}
 	if w.end.Outcomes&ResumeMayRepeat != 0 {
 		fail("resume-may-repeat-at-end", "a walk that reached its end said resume-may-repeat: %s", describe(w.end))
@@ -412,7 +428,7 @@ func TestWalkPromise(t *testing.T) {
 		trace = func(s string) { fmt.Println(s) }
 	}
 	var failures, needless, changed tally
-	var walks, failed, honest atomic.Int64
+	var walks, failed, honest, idleMost atomic.Int64
 	var next atomic.Uint64
 	next.Store(first)
 	start := time.Now()
@@ -440,6 +456,9 @@ func TestWalkPromise(t *testing.T) {
 					}
 					if c.honestUnderChange() {
 						honest.Add(1)
+					}
+					if c.wellBehaved() || c.honestUnderChange() {
+						storeMax(&idleMost, int64(w.idleMost))
 					}
 					if len(fs) == 0 && w.end != nil && w.end.Kind != EndDone && c.honestUnderChange() {
 						if listSeeds {
@@ -471,6 +490,7 @@ func TestWalkPromise(t *testing.T) {
 	if len(needless.classes) > 0 {
 		t.Logf("errors and outcomes on lists that did not change (needless where the server is well-behaved):\n%s", needless.String())
 	}
+	t.Logf("the most answers in a row that did not move a walk on, on a server that keeps the contract: %d (a walk ends as stalled at %d)", idleMost.Load(), maxIdle)
 	if len(changed.classes) > 0 {
 		t.Logf("errors of the %d walks on a server that keeps the contract while posts are added and removed (a change may end a walk in drift):\n%s", honest.Load(), changed.String())
 	}
