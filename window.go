@@ -22,8 +22,8 @@ import (
 // each answer the walk takes, up to all the walk wants. A walk that meets a
 // quota at its first requests then has a few in flight when the first
 // throttle comes, not its whole read-ahead, each of which would be refused
-// and sent again after the pause; without a quota the window is open after
-// a round trip or two.
+// and sent again after the pause. It holds about twice as many each round
+// trip: without a quota, a walk of read-ahead 16 has it open after three.
 //
 // A chained window (prefetch) sends each request the walk reads on with
 // only once the one before it has its body: one request on the wire at a
