@@ -219,7 +219,10 @@ func (e *DriftError) Is(target error) bool { return target == ErrDrift }
 
 // ErrStalled matches the error that ends a walk which stopped making
 // progress: two pages in a row that moved it on by no post and no node
-// (a server that ignores skip and writes no next link that helps, say).
+// (a server that ignores skip and writes no next link that helps, say),
+// or 256 answers in a row that did not, whatever they were asked for (a
+// server whose pages no rule of the walk foresaw): a walk that no longer
+// moves on does not send requests until its context ends.
 var ErrStalled = errors.New("ugc: the walk makes no progress")
 
 // ErrBadNext matches an error for a next URL the client refuses to follow:

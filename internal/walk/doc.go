@@ -102,7 +102,9 @@
 //     read end it as stalled; the first search's page among them is not
 //     counted (it stands where the anchor was found, behind), and what
 //     the walk read stands earlier by as far as a page shows its anchor
-//     moved back. At the end, a walk that could not place
+//     moved back. Whatever its rules ask for, a walk that takes 256
+//     answers in a row that do not move it on ends as stalled too. At the
+//     end, a walk that could not place
 //     every page by its anchor and falls short of its count is
 //     incomplete; so is one that saw a page hold one post twice.
 //
