@@ -369,9 +369,9 @@ const MaxReadAhead = 64
 // the request after it has left, so that it travels while that page
 // decodes (one request on the wire at a time; a walk holds no OS thread of
 // its own, so thousands of walks at once are as cheap as their requests);
-// n ≥ 2 fetches n pages in parallel, once the window has opened: it keeps
-// four requests in flight beyond the pages taken, and one more for each page
-// it takes, so that a walk that meets a quota at its first requests has a
+// n ≥ 2 fetches n pages in parallel, once the window has opened: it starts
+// with four requests in flight and keeps one more for each page it takes,
+// up to n, so that a walk that meets a quota at its first requests has a
 // few of them refused at the first throttle, not all n. More than
 // [MaxReadAhead], or a negative n, is an error that matches
 // [ErrInvalidParams], yielded before any request.
