@@ -261,7 +261,7 @@
 //     answers show they keep requests apart, a request the pacing's timer
 //     let go late does not put the later ones back), which costs speed
 //     (measured 1.02 to 1.08 times the quota's time at 20 to 50 a second,
-//     1.16 to 1.24 at 200; BENCHMARKS.md);
+//     1.16 to 1.40 at 200; BENCHMARKS.md);
 //   - a 429 or 503 that names a wait (Retry-After in seconds or as an HTTP
 //     date, or the reset of a quota the headers show used up) pauses the
 //     whole Client until then, and the requests waiting go one at a time
@@ -279,8 +279,11 @@
 //     waits) before it climbs; the first two estimates after the ramp,
 //     which knows the quota to a factor of two at best, are probed after
 //     4 s when their bounds are loose. A parallel walk's requests in flight
-//     follow the same rate. Simulated token buckets of 1 to 1,000 req/s
-//     show it, and BENCHMARKS.md measures it on the fake;
+//     follow the same rate, and its window opens as pages come (four
+//     requests at first, one more for each page taken), so that the first
+//     throttle finds a few of them in flight, not the whole read-ahead.
+//     Simulated token buckets of 1 to 1,000 req/s show it, and
+//     BENCHMARKS.md measures it on the fake;
 //   - a throttle is retried by time, not by attempts: it does not use up
 //     [WithRetryMax]. A call may wait for the quota, pauses and pacing
 //     included, [DefaultThrottleBudget] ([WithThrottleBudget], per call,
