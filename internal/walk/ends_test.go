@@ -31,7 +31,9 @@ func TestEveryWalkEndsWhateverTheAnswers(t *testing.T) {
 	most, idlest := 0, 0
 	for seed := range uint64(cases) {
 		rng := rand.New(rand.NewPCG(seed, 0xe4d5))
-		cfg := Config{Limit: 1 + rng.IntN(MaxLimit), Ahead: rng.IntN(9)}
+		// A memory that holds every post the list ever has (at most 320): a
+		// post forgotten may come again (see Config.Memory).
+		cfg := Config{Limit: 1 + rng.IntN(MaxLimit), Ahead: rng.IntN(9), Memory: 512}
 		a := newRandomAnswers(rng)
 		m := New(cfg)
 		yielded := map[string]bool{}
