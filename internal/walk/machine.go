@@ -177,9 +177,9 @@ type Machine struct {
 
 // maxIdle is how many answers in a row may leave a walk where it stood
 // before it ends as stalled, whatever its rules asked them for: far more
-// than the reads again, searches, checks and probes of any one page (in a
-// million walks of the property on servers that keep the contract, churn
-// at every request included, 24 at most), so that a server no rule
+// than the reads again, searches, checks and probes of any one page (in
+// ten million walks of the property on servers that keep the contract,
+// churn at every request included, 35 at most), so that a server no rule
 // foresaw ends a walk with an error that says so, not with requests sent
 // until the caller's context ends.
 const maxIdle = 256
