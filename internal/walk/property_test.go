@@ -267,15 +267,16 @@ func checkWalk(c *modelCase, mode walkMode, w walkRun, s *modelSession) []failur
 	excused := w.end.Outcomes | w.before
 	unverified := excused&(UnverifiedPages|FollowedNext|FirstPageUnchecked) != 0
 
-	ever := map[string]bool{}
+	// Sized up front: growing these maps was a fifth of the property's CPU.
+	ever := make(map[string]bool, len(c.entries)+len(s.touched))
 	for _, id := range c.entries {
 		ever[id] = true
 	}
 	for id := range s.touched {
 		ever[id] = true
 	}
-	owed := map[string]bool{}
-	before := map[string]bool{}
+	owed := make(map[string]bool, len(c.entries))
+	before := make(map[string]bool, c.startSkip)
 	for i, id := range c.entries {
 		switch {
 		case id == nonPost:
@@ -285,7 +286,7 @@ func checkWalk(c *modelCase, mode walkMode, w walkRun, s *modelSession) []failur
 			owed[id] = true
 		}
 	}
-	seen := map[string]int{}
+	seen := make(map[string]int, len(w.posts))
 	var doubles, foreign, unasked []string
 	for _, id := range w.posts {
 		seen[id]++
