@@ -252,16 +252,23 @@
 //
 //   - [WithRateLimit](rps, burst) caps it at the API key's quota (a token
 //     bucket), kept 3 % under the rate and one request under the burst,
-//     so that the client's bucket never runs ahead of the server's when
-//     requests take more or less time in transit: set to the quota, a
-//     walk runs within 3 % of the quota's speed without a 429. With a
-//     burst of one there is no spare token: each request is also spaced
-//     from when the one before it was written, and from its send plus
-//     the excess of its round trip over the recent ones' least (once the
-//     answers show they keep requests apart, a request the pacing's timer
-//     let go late does not put the later ones back), which costs speed
-//     (measured 1.02 to 1.08 times the quota's time at 20 to 50 a second,
-//     1.16 to 1.40 at 200; BENCHMARKS.md);
+//     so that the client's bucket does not run ahead of the server's when
+//     requests take more or less time in transit: set to the quota, with a
+//     burst of 2 or more, a walk runs within 3 % of the quota's speed
+//     without a 429. The spare token absorbs a request the server counts
+//     up to one token's interval late, and the 3 % rebuild more while the
+//     walk lasts; a server stalled for longer at a walk's first requests
+//     can still refuse one. With a burst of one there is no spare token:
+//     each request is also spaced from when the one before it was
+//     written, and from its send plus the excess of its round trip over
+//     the recent ones' least (once the answers show they keep requests
+//     apart, a request the pacing's timer let go late does not put the
+//     later ones back), which costs speed (measured 1.02 to 1.08 times the
+//     quota's time at 20 to 50 a second, 1.16 to 1.40 at 200;
+//     BENCHMARKS.md); a request the server counts later than its round
+//     trip shows (a stalled server) can still be refused: only spacing
+//     each request an interval from the answer before it would rule that
+//     out, at the cost of a round trip on every request;
 //   - a 429 or 503 that names a wait (Retry-After in seconds or as an HTTP
 //     date, or the reset of a quota the headers show used up) pauses the
 //     whole Client until then, and the requests waiting go one at a time

@@ -593,8 +593,13 @@ func applyClientOptions(o *options, opts []Option) error {
 // call's [WithThrottleBudget] (a turn later than the call may wait is
 // refused at once with a [*ThrottleError]), and is counted in
 // [AttemptInfo.QuotaWait] and [WalkSummary.QuotaWait]. Set to the API
-// key's quota, a walk runs within 5 % of the quota's speed without a 429
-// (BENCHMARKS.md).
+// key's quota, with a burst of 2 or more, a walk runs within 3 % of the
+// quota's speed without a 429, in every mode, two walks sharing the
+// Client (BENCHMARKS.md); the spare token absorbs a request the server
+// counts up to one token's interval late, and the 3 % rebuild more while
+// the walk lasts, so a server that stalls longer than that at a walk's
+// first requests can still refuse one. With a burst of 1 there is no
+// spare token: see the package documentation, "Rate limits".
 //
 // Without it the client is adaptive: it sends as fast as it is asked to
 // until a server throttles it (a 429, or a 503 naming a wait) or tells it
