@@ -255,9 +255,12 @@
 //     so that the client's bucket does not run ahead of the server's when
 //     requests take more or less time in transit: set to the quota, with a
 //     burst of 2 or more, a walk runs within 3 % of the quota's speed
-//     without a 429. The spare token absorbs a request the server counts
-//     up to one token's interval late, and the 3 % rebuild more while the
-//     walk lasts; a server stalled for longer at a walk's first requests
+//     without a 429. The Client sends its burst, then waits for the first
+//     answer (a second at most) and refills its bucket from there, as the
+//     server's refills from when it counted the burst, late if it was
+//     slow to take its first requests. The spare token then absorbs a
+//     request the server counts up to one token's interval late, and the
+//     3 % rebuild more while the walk lasts; a server stalled for longer
 //     can still refuse one. With a burst of one there is no spare token:
 //     each request is also spaced from when the one before it was
 //     written, and from its send plus the excess of its round trip over

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -528,4 +530,136 @@ func TestThrottleBudgetGivenToACallOrWalk(t *testing.T) {
 		assert.Zero(t, te.Budget)
 		break
 	}
+}
+
+// TestRateLimitOutlastsAServerSlowToCountItsFirstRequests: WithRateLimit(q,
+// b) against the fake behind a bucket of q, b that says nothing but
+// Retry-After, where the server counts the requests that come before its
+// first answer four token intervals late (as one slow to start, or to take
+// its first connections, does): no
+// request is refused, in every mode, and every walk yields every post
+// once. A client that refilled its bucket from its own sends would be
+// four tokens ahead of the server's, which stayed full, and wasted its
+// refill, until it counted them; this one sends its burst, then waits for
+// the first answer to show when the server counted it. Generated buckets:
+// 50 to 200 requests a second, bursts of 2 to 10 (a burst of one has no
+// spare token for the jitter of the connections that follow: see
+// WithRateLimit); 6 cases (about 2 s, sleeping), 18 with
+// UGC_TEST_HEAVY=1. Not under the race detector, which slows the server
+// in this process past what the spare token absorbs.
+func TestRateLimitOutlastsAServerSlowToCountItsFirstRequests(t *testing.T) {
+	if raceEnabled() {
+		t.Skip("the race detector slows the server past what a spare token absorbs")
+	}
+	t.Parallel()
+	modes := []struct {
+		name           string
+		opts           []ugc.Option
+		walks, callers int
+	}{
+		{"sequential", []ugc.Option{ugc.WithReadAhead(0)}, 1, 0},
+		{"prefetch", nil, 1, 0},
+		{"read-ahead-8", []ugc.Option{ugc.WithReadAhead(8)}, 1, 0},
+		{"read-ahead-16", []ugc.Option{ugc.WithReadAhead(16)}, 1, 0},
+		{"two-walks", nil, 2, 0},
+		{"eight-callers", nil, 0, 8},
+	}
+	for seed := range uint64(heavyOr(18, 6)) {
+		rng := rand.New(rand.NewPCG(seed, 62))
+		rps := math.Round(50 * math.Exp(rng.Float64()*math.Log(4)))
+		burst := 2 + rng.IntN(9)
+		mode := modes[seed%uint64(len(modes))]
+		posts := 200 + rng.IntN(300)
+		t.Run(fmt.Sprintf("seed=%d/%s/quota=%v/burst=%d/posts=%d", seed, mode.name, rps, burst, posts), func(t *testing.T) {
+			t.Parallel()
+			h, err := ugctest.NewHandler(ugctest.Generate(posts, seed), "k", ugctest.WithRequestLogLimit(-1),
+				ugctest.WithQuotaConfig(ugctest.QuotaConfig{RPS: rps, Burst: burst, RetryAfterOnly: true}))
+			require.NoError(t, err)
+			var answered atomic.Bool
+			late := time.Duration(4 * float64(time.Second) / rps)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if !answered.Load() {
+					time.Sleep(late)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				answered.Store(true) // before the answer leaves: the client may send the next at once
+				for k, v := range rec.Header() {
+					w.Header()[k] = v
+				}
+				w.WriteHeader(rec.Code)
+				_, _ = w.Write(rec.Body.Bytes())
+			}))
+			t.Cleanup(srv.Close)
+			c, err := ugc.NewClient(srv.URL, "k", ugc.WithRateLimit(rps, burst))
+			require.NoError(t, err)
+			var wg sync.WaitGroup
+			for range mode.walks {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					seen := map[string]bool{}
+					for p, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, mode.opts...) {
+						if !assert.NoError(t, err) {
+							return
+						}
+						assert.False(t, seen[p.ID], "post %s came twice", p.ID)
+						seen[p.ID] = true
+					}
+					assert.Len(t, seen, posts)
+				}()
+			}
+			for range mode.callers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 4 {
+						_, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 1})
+						assert.NoError(t, err)
+					}
+				}()
+			}
+			wg.Wait()
+			reqs := h.Requests()
+			var refused []time.Duration
+			for _, r := range reqs {
+				if r.OverQuota {
+					refused = append(refused, r.Arrived.Sub(reqs[0].Arrived))
+				}
+			}
+			assert.Empty(t, refused, "requests refused (at these times after the first was counted) of %d", len(reqs))
+		})
+	}
+}
+
+// TestKitClientsWaitForTheFirstAnswerInRealTime: a test kit's client skips
+// the waits a server names on its virtual clock, but the wait for the
+// first answer under WithRateLimit is none: four calls at once, past a
+// burst of one, report the milliseconds they waited, not the second the
+// wait is bounded by.
+func TestKitClientsWaitForTheFirstAnswerInRealTime(t *testing.T) {
+	t.Parallel()
+	var (
+		mu   sync.Mutex
+		most time.Duration
+	)
+	srv := ugctest.NewServer(t)
+	c := srv.Client(ugc.WithRateLimit(1000, 2), ugc.WithAttemptObserver(func(_ context.Context, a ugc.AttemptInfo) {
+		mu.Lock()
+		defer mu.Unlock()
+		most = max(most, a.QuotaWait)
+	}))
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 1})
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Less(t, most, 500*time.Millisecond, "the longest wait for a turn")
 }

@@ -62,7 +62,9 @@ func (e *WaitError) Error() string {
 // waited. A turn that would come later than limit from now (a negative
 // limit: no bound but ctx's) is refused at once with a *WaitError; a
 // context that ends first ends the wait with ctx.Err(). Either way the
-// request holds no place.
+// request holds no place. A wait for the first answer ([Pacer.Hold]),
+// whose end is not known before it comes, ends at limit too, and the
+// request goes.
 func (g *Gate) Turn(ctx context.Context, limit time.Duration) (Ticket, time.Duration, error) {
 	start := g.clock.Now()
 	if !g.pacer.Active() {
@@ -108,6 +110,13 @@ func (g *Gate) wait(ctx context.Context, place uint64, until time.Time) (Ticket,
 		now := g.clock.Now()
 		at := g.pacer.Earliest(now)
 		if !at.After(now) {
+			if held, err := g.holdForTheFirstAnswer(ctx, now, until); held || err != nil {
+				if err != nil {
+					g.leave(place)
+					return Ticket{}, err
+				}
+				continue
+			}
 			t := g.pacer.Send(now)
 			g.leave(place)
 			return t, nil
@@ -125,6 +134,36 @@ func (g *Gate) wait(ctx context.Context, place uint64, until time.Time) (Ticket,
 			return Ticket{}, ctx.Err()
 		}
 	}
+}
+
+// holdForTheFirstAnswer waits, when the pacer holds the next request for
+// its first answer ([Pacer.Hold]), until that answer comes, the hold ends
+// or until (zero: no bound but ctx's) comes: past its bound a request
+// goes, as the bound is the caller's. It reports whether it waited, and
+// ctx.Err() if ctx ended first.
+func (g *Gate) holdForTheFirstAnswer(ctx context.Context, now, until time.Time) (bool, error) {
+	answered, end, held := g.pacer.Hold()
+	if !held || !now.Before(end) || !until.IsZero() && !now.Before(until) {
+		return false, nil
+	}
+	if !until.IsZero() && until.Before(end) {
+		end = until
+	}
+	clock := g.clock
+	if _, virtual := clock.(*Virtual); virtual {
+		// a wait for an answer is none a server named: a Virtual clock
+		// would skip it, and move its time on by the whole hold
+		clock = Real{}
+	}
+	c, stop := clock.After(end.Sub(now))
+	defer stop()
+	select {
+	case <-answered:
+	case <-c:
+	case <-ctx.Done():
+		return true, ctx.Err()
+	}
+	return true, nil
 }
 
 // within returns a *WaitError when a request with ahead requests before

@@ -149,3 +149,54 @@ func TestGateLineMovesPastALeaver(t *testing.T) {
 	clock.advance(time.Second)
 	assert.NoError(t, <-second)
 }
+
+// TestGateHoldsPastTheBurstForTheFirstAnswer: under a configured quota of
+// 100 a second with a burst of 2 (one request under it), the second
+// request waits for the first one's answer, not for the clock alone; then
+// an interval after the answer. Without an answer the hold ends coldHold
+// after the first request went.
+func TestGateHoldsPastTheBurstForTheFirstAnswer(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock()
+	g := NewGate(New(100, 2), clock)
+	first, _, err := g.Turn(context.Background(), -1)
+	require.NoError(t, err)
+
+	done := make(chan time.Time, 1)
+	go func() {
+		ticket, _, err := g.Turn(context.Background(), -1)
+		assert.NoError(t, err)
+		done <- ticket.Sent
+	}()
+	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
+	clock.advance(g.Pacer().Interval()) // the clock alone would let it go
+	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond, "held for the answer")
+	select {
+	case <-done:
+		t.Fatal("sent before the first answer")
+	default:
+	}
+	clock.advance(5 * time.Millisecond)
+	answeredAt := clock.Now()
+	g.Pacer().Answered(answeredAt, first, Answer{Status: http.StatusOK})
+	require.Eventually(t, func() bool { return clock.waiting() >= 1 }, time.Second, time.Millisecond)
+	clock.advance(g.Pacer().Interval())
+	assert.Equal(t, answeredAt.Add(g.Pacer().Interval()), <-done, "an interval after the answer")
+
+	// no answer: the hold ends by the clock
+	clock = newStepClock()
+	g = NewGate(New(100, 2), clock)
+	start := clock.Now()
+	_, _, err = g.Turn(context.Background(), -1)
+	require.NoError(t, err)
+	go func() {
+		ticket, _, err := g.Turn(context.Background(), -1)
+		assert.NoError(t, err)
+		done <- ticket.Sent
+	}()
+	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
+	clock.advance(g.Pacer().Interval())
+	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
+	clock.advance(coldHold - g.Pacer().Interval())
+	assert.Equal(t, start.Add(coldHold), <-done, "the hold ends coldHold after the first request")
+}

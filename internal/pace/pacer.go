@@ -46,6 +46,13 @@ type Pacer struct {
 	answered int
 	// lastOut is when the last request was let go, or written if later.
 	lastOut time.Time
+	// cold: a configured quota whose first answer has not come (see
+	// Hold). coldSent counts the requests let go meanwhile, the first at
+	// coldFrom; warmed is closed when the answer comes.
+	cold     bool
+	coldSent int
+	coldFrom time.Time
+	warmed   chan struct{}
 
 	throttles, pauses atomic.Int64
 }
@@ -69,8 +76,44 @@ func New(rps float64, burst int) *Pacer {
 		p.quota, p.quotaBurst = rps, burst
 		p.configured.set(time.Time{}, configuredRate(rps, Headroom), headroomBurst(burst))
 		p.active.Store(true)
+		p.cold, p.warmed = true, make(chan struct{})
 	}
 	return p
+}
+
+// coldHold bounds the wait for the first answer (see Hold): a server that
+// takes longer to give it is paced by the clock alone.
+const coldHold = time.Second
+
+// Hold reports whether the next request must wait for the first answer
+// under a configured quota: the server's bucket refills from when it
+// counted the requests, which a new connection, or a server slow to take
+// them, puts later than the client let them go, by more than a spare
+// token absorbs. So a client sends its burst, and no more until the first
+// answer shows when they were counted, or until the hold ends (coldHold
+// after the first was let go); the bucket then refills from that answer
+// (see warm). It returns a channel closed when the answer comes, and when
+// the hold ends without it.
+func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.cold || p.coldSent < p.configured.burst {
+		return nil, time.Time{}, false
+	}
+	return p.warmed, p.coldFrom.Add(coldHold), true
+}
+
+// warm ends the cold start at now, when the first answer (or the first
+// request lost) came: the server had counted the requests let go so far
+// by then at the latest, so the client's bucket refills from now, less a
+// token for each of them.
+func (p *Pacer) warm(now time.Time) {
+	if !p.cold {
+		return
+	}
+	p.cold = false
+	p.configured.due = later(p.configured.due, now.Add(time.Duration(p.coldSent)*p.configured.interval))
+	close(p.warmed)
 }
 
 // configuredRate is the rate the pacer keeps to under a configured quota
@@ -138,6 +181,12 @@ func (p *Pacer) Send(now time.Time) Ticket {
 	p.configured.take(now)
 	p.adaptive.take(now)
 	p.inflight++
+	if p.cold {
+		if p.coldSent == 0 {
+			p.coldFrom = now
+		}
+		p.coldSent++
+	}
 	p.lastOut = later(p.lastOut, now)
 	return Ticket{Sent: now, id: p.learner.record(now, paced)}
 }
@@ -193,6 +242,7 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inflight--
+	p.warm(now)
 	p.spaceFromTheAnswer(now, t)
 	switch {
 	case ok:
@@ -275,6 +325,7 @@ func (p *Pacer) Lost(t Ticket) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inflight--
+	p.warm(t.Sent)
 	p.learner.answered(t.id, t.Sent, lost)
 }
 

@@ -118,3 +118,47 @@ func TestPacerForgivesALateSend(t *testing.T) {
 	assert.Equal(t, due.Add(interval), p.Earliest(late), "forgiven while the answer may yet come")
 	assert.Equal(t, late.Add(interval), p.Earliest(due.Add(interval)), "the answer is not in: an interval after the send")
 }
+
+// TestPacerRefillsFromTheFirstAnswer: under a configured quota, a client
+// sends its burst (one under the quota's) and then holds the next request
+// for the first answer, which shows when the server counted the burst: the
+// bucket refills from that answer, not from the sends. Past the burst, or
+// with the answer in, nothing holds a request; a lost request ends the
+// hold too.
+func TestPacerRefillsFromTheFirstAnswer(t *testing.T) {
+	t.Parallel()
+	p := New(10, 5)
+	now := simEpoch
+	interval := p.Interval()
+	var tickets []Ticket
+	for k := range 4 {
+		_, _, held := p.Hold()
+		require.False(t, held, "request %d rides the burst", k)
+		tickets = append(tickets, p.Send(now))
+	}
+	answered, until, held := p.Hold()
+	require.True(t, held, "the burst is spent before any answer")
+	assert.Equal(t, now.Add(coldHold), until, "the hold is bounded")
+	assert.Equal(t, now.Add(interval), p.Earliest(now), "by the clock alone, the next token is an interval away")
+
+	late := now.Add(30 * time.Millisecond) // the server counted the burst late
+	p.Answered(late, tickets[0], Answer{Status: http.StatusOK})
+	select {
+	case <-answered:
+	default:
+		t.Fatal("the first answer ends the hold")
+	}
+	_, _, held = p.Hold()
+	assert.False(t, held)
+	assert.Equal(t, late.Add(interval), p.Earliest(now), "the bucket refills from the first answer")
+
+	q := New(10, 1)
+	q.Send(now)
+	_, _, held = q.Hold()
+	require.True(t, held, "a burst of one is spent by one request")
+	q.Lost(Ticket{Sent: now})
+	_, _, held = q.Hold()
+	assert.False(t, held, "a request lost ends the hold")
+
+	assert.False(t, func() bool { _, _, held := New(0, 0).Hold(); return held }(), "no configured quota: nothing held")
+}

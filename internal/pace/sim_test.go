@@ -268,6 +268,9 @@ func (c simCase) run() simResult {
 			}
 			wakeAt = -1
 			for len(line) > 0 {
+				if _, _, held := p.Hold(); held {
+					break // until the first answer, which wakes the line
+				}
 				at := p.Earliest(now)
 				if at.After(now) {
 					if c.late > 0 {
