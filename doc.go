@@ -262,16 +262,18 @@
 //     request the server counts up to one token's interval late, and the
 //     3 % rebuild more while the walk lasts; a server stalled for longer
 //     can still refuse one. With a burst of one there is no spare token:
-//     each request is also spaced from when the one before it was
-//     written, and from its send plus the excess of its round trip over
-//     the recent ones' least (once the answers show they keep requests
-//     apart, a request the pacing's timer let go late does not put the
-//     later ones back), which costs speed (measured 1.02 to 1.08 times the
-//     quota's time at 20 to 50 a second, 1.16 to 1.40 at 200;
-//     BENCHMARKS.md); a request the server counts later than its round
-//     trip shows (a stalled server) can still be refused: only spacing
-//     each request an interval from the answer before it would rule that
-//     out, at the cost of a round trip on every request;
+//     each request waits for the one before it to be written, and is
+//     spaced from that write, and from its send plus the excess of its
+//     round trip over the recent ones' least; once the answers show they
+//     come back within the quota's spacing, it also waits for an answer
+//     still out when it is due (a second at most), and a request the
+//     pacing's timer let go late does not put the later ones back. That
+//     costs speed (measured 1.02 to 1.11 times the quota's time at 20 to
+//     50 a second, 1.16 to 1.40 at 200; BENCHMARKS.md). A request the
+//     server counts later than its round trip shows (a connection it took
+//     late, at a walk's first requests) can still be refused: only
+//     spacing each request an interval from the answer before it would
+//     rule that out, at the cost of a round trip on every request;
 //   - a 429 or 503 that names a wait (Retry-After in seconds or as an HTTP
 //     date, or the reset of a quota the headers show used up) pauses the
 //     whole Client until then, and the requests waiting go one at a time

@@ -62,9 +62,9 @@ func (e *WaitError) Error() string {
 // waited. A turn that would come later than limit from now (a negative
 // limit: no bound but ctx's) is refused at once with a *WaitError; a
 // context that ends first ends the wait with ctx.Err(). Either way the
-// request holds no place. A wait for the first answer ([Pacer.Hold]),
-// whose end is not known before it comes, ends at limit too, and the
-// request goes.
+// request holds no place. A wait for an answer ([Pacer.Hold]), whose
+// end is not known before it comes, ends at limit too, and the request
+// goes.
 func (g *Gate) Turn(ctx context.Context, limit time.Duration) (Ticket, time.Duration, error) {
 	start := g.clock.Now()
 	if !g.pacer.Active() {
@@ -110,7 +110,7 @@ func (g *Gate) wait(ctx context.Context, place uint64, until time.Time) (Ticket,
 		now := g.clock.Now()
 		at := g.pacer.Earliest(now)
 		if !at.After(now) {
-			if held, err := g.holdForTheFirstAnswer(ctx, now, until); held || err != nil {
+			if held, err := g.holdForAnAnswer(ctx, now, until); held || err != nil {
 				if err != nil {
 					g.leave(place)
 					return Ticket{}, err
@@ -136,12 +136,12 @@ func (g *Gate) wait(ctx context.Context, place uint64, until time.Time) (Ticket,
 	}
 }
 
-// holdForTheFirstAnswer waits, when the pacer holds the next request for
-// its first answer ([Pacer.Hold]), until that answer comes, the hold ends
-// or until (zero: no bound but ctx's) comes: past its bound a request
-// goes, as the bound is the caller's. It reports whether it waited, and
+// holdForAnAnswer waits, when the pacer holds the next request for an
+// answer ([Pacer.Hold]), until the next answer comes, the hold ends or
+// until (zero: no bound but ctx's) comes: past its bound a request goes,
+// as the bound is the caller's. It reports whether it waited, and
 // ctx.Err() if ctx ended first.
-func (g *Gate) holdForTheFirstAnswer(ctx context.Context, now, until time.Time) (bool, error) {
+func (g *Gate) holdForAnAnswer(ctx context.Context, now, until time.Time) (bool, error) {
 	answered, end, held := g.pacer.Hold()
 	if !held || !now.Before(end) || !until.IsZero() && !now.Before(until) {
 		return false, nil

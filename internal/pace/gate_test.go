@@ -153,7 +153,7 @@ func TestGateLineMovesPastALeaver(t *testing.T) {
 // TestGateHoldsPastTheBurstForTheFirstAnswer: under a configured quota of
 // 100 a second with a burst of 2 (one request under it), the second
 // request waits for the first one's answer, not for the clock alone; then
-// an interval after the answer. Without an answer the hold ends coldHold
+// an interval after the answer. Without an answer the hold ends holdBound
 // after the first request went.
 func TestGateHoldsPastTheBurstForTheFirstAnswer(t *testing.T) {
 	t.Parallel()
@@ -197,6 +197,6 @@ func TestGateHoldsPastTheBurstForTheFirstAnswer(t *testing.T) {
 	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
 	clock.advance(g.Pacer().Interval())
 	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
-	clock.advance(coldHold - g.Pacer().Interval())
-	assert.Equal(t, start.Add(coldHold), <-done, "the hold ends coldHold after the first request")
+	clock.advance(holdBound - g.Pacer().Interval())
+	assert.Equal(t, start.Add(holdBound), <-done, "the hold ends holdBound after the first request")
 }

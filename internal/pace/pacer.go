@@ -48,11 +48,16 @@ type Pacer struct {
 	lastOut time.Time
 	// cold: a configured quota whose first answer has not come (see
 	// Hold). coldSent counts the requests let go meanwhile, the first at
-	// coldFrom; warmed is closed when the answer comes.
+	// coldFrom.
 	cold     bool
 	coldSent int
 	coldFrom time.Time
-	warmed   chan struct{}
+	// unwritten holds the tickets of the requests let go and not yet
+	// written on the wire, under a configured burst of one (see Hold).
+	unwritten map[uint64]struct{}
+	// nextEvent, once Hold handed it out, is closed at the next answer,
+	// request lost or request written.
+	nextEvent chan struct{}
 
 	throttles, pauses atomic.Int64
 }
@@ -76,31 +81,65 @@ func New(rps float64, burst int) *Pacer {
 		p.quota, p.quotaBurst = rps, burst
 		p.configured.set(time.Time{}, configuredRate(rps, Headroom), headroomBurst(burst))
 		p.active.Store(true)
-		p.cold, p.warmed = true, make(chan struct{})
+		p.cold = true
 	}
 	return p
 }
 
-// coldHold bounds the wait for the first answer (see Hold): a server that
-// takes longer to give it is paced by the clock alone.
-const coldHold = time.Second
+// holdBound bounds a wait for an answer (see Hold): a server that takes
+// longer to give it is paced by the clock alone.
+const holdBound = time.Second
 
-// Hold reports whether the next request must wait for the first answer
-// under a configured quota: the server's bucket refills from when it
-// counted the requests, which a new connection, or a server slow to take
-// them, puts later than the client let them go, by more than a spare
-// token absorbs. So a client sends its burst, and no more until the first
-// answer shows when they were counted, or until the hold ends (coldHold
-// after the first was let go); the bucket then refills from that answer
-// (see warm). It returns a channel closed when the answer comes, and when
-// the hold ends without it.
+// Hold reports whether the next request must wait for another to be
+// written or answered under a configured quota, and returns a channel
+// closed when the next request is written or answered, and when the hold
+// ends without it. A server counts a request when it takes it, which a
+// new connection, or a client or server slow for a moment, puts later
+// than the client let it go, by more than a spare token absorbs; its
+// write, then its answer, show by how much. So a request waits:
+//
+//   - with a burst of one, for the requests let go before it to be
+//     written: a request that waited to be written (for a connection, or
+//     for its goroutine to run) is spaced from its write (see Wrote), and
+//     one let go before that write would go with it;
+//   - when it is past the burst and no answer has come yet: the server's
+//     bucket refills from when it counted the burst, and the client's
+//     refills from the first answer (see warm); the hold ends holdBound
+//     after the first request went;
+//   - with a burst of one, when the recent answers all came back within
+//     the quota's spacing (see spaceFromTheAnswer), so that one still out
+//     when the next is due is late: the next is spaced from that
+//     request's send plus its excess, once its answer shows it; the hold
+//     ends holdBound after the last request went. (Where the answers
+//     take longer than the spacing, the requests in flight overlap by
+//     design, and nothing waits.)
 func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.cold || p.coldSent < p.configured.burst {
+	switch {
+	case len(p.unwritten) > 0:
+		until = p.lastOut.Add(holdBound)
+	case p.cold && p.coldSent >= p.configured.burst:
+		until = p.coldFrom.Add(holdBound)
+	case p.configured.gap > 0 && p.inflight > 0:
+		until = p.lastOut.Add(holdBound)
+	default:
 		return nil, time.Time{}, false
 	}
-	return p.warmed, p.coldFrom.Add(coldHold), true
+	if p.nextEvent == nil {
+		p.nextEvent = make(chan struct{})
+	}
+	return p.nextEvent, until, true
+}
+
+// moved wakes the requests that Hold holds, as the request of ticket t was
+// written (or answered, or lost).
+func (p *Pacer) moved(t Ticket) {
+	delete(p.unwritten, t.id)
+	if p.nextEvent != nil {
+		close(p.nextEvent)
+		p.nextEvent = nil
+	}
 }
 
 // warm ends the cold start at now, when the first answer (or the first
@@ -113,7 +152,6 @@ func (p *Pacer) warm(now time.Time) {
 	}
 	p.cold = false
 	p.configured.due = later(p.configured.due, now.Add(time.Duration(p.coldSent)*p.configured.interval))
-	close(p.warmed)
 }
 
 // configuredRate is the rate the pacer keeps to under a configured quota
@@ -188,20 +226,28 @@ func (p *Pacer) Send(now time.Time) Ticket {
 		p.coldSent++
 	}
 	p.lastOut = later(p.lastOut, now)
-	return Ticket{Sent: now, id: p.learner.record(now, paced)}
+	t := Ticket{Sent: now, id: p.learner.record(now, paced)}
+	if p.quotaBurst == 1 {
+		if p.unwritten == nil {
+			p.unwritten = map[uint64]struct{}{}
+		}
+		p.unwritten[t.id] = struct{}{}
+	}
+	return t
 }
 
-// Wrote takes the time a request of ticket t was written on the wire, when
-// later than it was let go (it waited for a connection): the next request
-// is spaced from then, so that the two cannot reach the server closer
-// together than the rate allows.
+// Wrote takes the time a request of ticket t was written on the wire. When
+// later than it was let go (it waited for a connection, or for its
+// goroutine to run), the next request is spaced from then, so that the two
+// cannot reach the server closer together than the rate allows; and a
+// request that Hold holds for the write goes on.
 func (p *Pacer) Wrote(t Ticket, at time.Time) {
-	late := at.Sub(t.Sent)
-	if late <= 0 {
-		return
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.moved(t)
+	if !at.After(t.Sent) {
+		return
+	}
 	p.configured.delay(at)
 	p.adaptive.delay(at)
 	p.lastOut = later(p.lastOut, at)
@@ -244,6 +290,7 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	p.inflight--
 	p.warm(now)
 	p.spaceFromTheAnswer(now, t)
+	defer p.moved(t)
 	switch {
 	case ok:
 		p.learner.answered(t.id, now, accepted)
@@ -326,6 +373,7 @@ func (p *Pacer) Lost(t Ticket) {
 	defer p.mu.Unlock()
 	p.inflight--
 	p.warm(t.Sent)
+	p.moved(t)
 	p.learner.answered(t.id, t.Sent, lost)
 }
 

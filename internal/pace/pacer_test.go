@@ -138,7 +138,7 @@ func TestPacerRefillsFromTheFirstAnswer(t *testing.T) {
 	}
 	answered, until, held := p.Hold()
 	require.True(t, held, "the burst is spent before any answer")
-	assert.Equal(t, now.Add(coldHold), until, "the hold is bounded")
+	assert.Equal(t, now.Add(holdBound), until, "the hold is bounded")
 	assert.Equal(t, now.Add(interval), p.Earliest(now), "by the clock alone, the next token is an interval away")
 
 	late := now.Add(30 * time.Millisecond) // the server counted the burst late
@@ -161,4 +161,55 @@ func TestPacerRefillsFromTheFirstAnswer(t *testing.T) {
 	assert.False(t, held, "a request lost ends the hold")
 
 	assert.False(t, func() bool { _, _, held := New(0, 0).Hold(); return held }(), "no configured quota: nothing held")
+}
+
+// TestPacerHoldsABurstOfOneForTheWriteAndTheAnswer: under a configured
+// quota with a burst of one, the next request waits for the one before it
+// to be written (the write spaces it), and, once the answers are known to
+// come back within the quota's spacing, for its answer too (which spaces
+// it by its excess); each event closes the channel Hold gave.
+func TestPacerHoldsABurstOfOneForTheWriteAndTheAnswer(t *testing.T) {
+	t.Parallel()
+	p := New(10, 1)
+	now := simEpoch
+	ok := Answer{Status: http.StatusOK}
+	held := func() bool { _, _, h := p.Hold(); return h }
+
+	first := p.Send(now)
+	written, until, h := p.Hold()
+	require.True(t, h, "held for the write")
+	assert.Equal(t, now.Add(holdBound), until)
+	p.Wrote(first, now.Add(time.Millisecond))
+	select {
+	case <-written:
+	default:
+		t.Fatal("the write ends the wait for it")
+	}
+	assert.True(t, held(), "and the first answer is still out")
+	p.Answered(now.Add(2*time.Millisecond), first, ok)
+	assert.False(t, held())
+
+	for range 16 { // round trips of 2 ms, within the spacing: the answers keep requests apart
+		now = p.Earliest(now)
+		ticket := p.Send(now)
+		p.Wrote(ticket, now)
+		p.Answered(now.Add(2*time.Millisecond), ticket, ok)
+	}
+	now = p.Earliest(now)
+	late := p.Send(now)
+	p.Wrote(late, now)
+	answered, _, h := p.Hold()
+	require.True(t, h, "an answer still out when the next is due is late: held for it")
+	p.Answered(now.Add(30*time.Millisecond), late, ok)
+	select {
+	case <-answered:
+	default:
+		t.Fatal("the answer ends the hold")
+	}
+	assert.False(t, held())
+	assert.Equal(t, now.Add(28*time.Millisecond+time.Second/10), p.Earliest(now), "the quota's spacing after the send and the answer's excess")
+
+	q := New(10, 5)
+	q.Send(now) // never written: a larger burst holds nothing for writes
+	assert.False(t, func() bool { _, _, h := q.Hold(); return h }())
 }

@@ -282,6 +282,7 @@ func (c simCase) run() simResult {
 				w := line[0]
 				line = line[1:]
 				t := p.Send(now)
+				p.Wrote(t, now)
 				res.sent++
 				push(simEvent{at: e.at + transit(), kind: evArrive, worker: w, id: t.id, sent: e.at})
 			}
