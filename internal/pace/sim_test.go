@@ -269,7 +269,7 @@ func (c simCase) run() simResult {
 			wakeAt = -1
 			for len(line) > 0 {
 				if _, _, held := p.Hold(); held {
-					break // until the first answer, which wakes the line
+					break // until an answer, which wakes the line (each request is written as it goes)
 				}
 				at := p.Earliest(now)
 				if at.After(now) {
