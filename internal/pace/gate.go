@@ -110,11 +110,12 @@ func (g *Gate) wait(ctx context.Context, place uint64, until time.Time) (Ticket,
 		now := g.clock.Now()
 		at := g.pacer.Earliest(now)
 		if !at.After(now) {
-			if held, err := g.holdForAnAnswer(ctx, now, until); held || err != nil {
-				if err != nil {
-					g.leave(place)
-					return Ticket{}, err
-				}
+			held, err := g.holdForAnAnswer(ctx, now, until)
+			if err != nil {
+				g.leave(place)
+				return Ticket{}, err
+			}
+			if held {
 				continue
 			}
 			t := g.pacer.Send(now)
