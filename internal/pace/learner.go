@@ -62,6 +62,9 @@ type learner struct {
 	learned int
 	// doubted: the last throttle was taken as a refusal alone (see lone).
 	doubted bool
+	// earlyRefused: a request that went well sooner after the one before
+	// it than the rate allows (see forgivesLateness) was refused.
+	earlyRefused bool
 }
 
 // candidate is a size b the server's bucket may have, and the bounds on
@@ -78,6 +81,10 @@ type sendRecord struct {
 	// allowed is the time the learner's rate allowed between the request
 	// before and this one, in seconds, when it was sent (0: no rate).
 	allowed float64
+	// early: it went sooner after the request before it than
+	// earlyShare of allowed, as a request after a late one may (see
+	// forgivesLateness).
+	early bool
 }
 
 type outcome uint8
@@ -150,6 +157,9 @@ const (
 	// bucket: the rate it explains is off by a token over the phase).
 	maxBurst   = 4096
 	denseSizes = 8
+	// earlyShare: a request sent sooner than this share of the time the
+	// rate allows after the one before it is early (see sendRecord).
+	earlyShare = 0.75
 	// minRate bounds the rate from below, in requests a second.
 	minRate = 0.05
 	// maxRate bounds the rate from above.
@@ -165,7 +175,9 @@ func (l *learner) record(t time.Time, paced bool) uint64 {
 		l.epoch = t
 		l.hist = make([]sendRecord, histLen)
 	}
-	l.hist[i%histLen] = sendRecord{sent: l.seconds(t), paced: paced, allowed: 1 / l.rate()}
+	r := sendRecord{sent: l.seconds(t), paced: paced, allowed: 1 / l.rate()}
+	r.early = i > 0 && r.sent-l.hist[(i-1)%histLen].sent < earlyShare*r.allowed
+	l.hist[i%histLen] = r
 	l.histEnd++
 	return uint64(i)
 }
@@ -198,6 +210,26 @@ func (l *learner) rate() float64 {
 		x *= probeSpeed // past the plateau, probe faster than it was left
 	}
 	return min(max(l.est*min(1+settleBelow*x*x*x, probeCeiling), minRate), maxRate)
+}
+
+// forgivesLateness reports whether a request let go late (a timer woke
+// late, or the request waited to be written) may leave the next one due
+// when it was: where every bucket the phases leave possible holds three
+// tokens or more, the server's spare token absorbs the next request
+// coming sooner after it. Not while ramping, and never again once an
+// early request was refused: a quota that changed to a bucket of one
+// would refuse each, and the phases could still explain them by a larger
+// bucket at a lower rate.
+func (l *learner) forgivesLateness() bool {
+	if l.ramping || l.earlyRefused || len(l.candidates) == 0 {
+		return false
+	}
+	for _, c := range l.candidates {
+		if c.b < 3 {
+			return false
+		}
+	}
+	return true
 }
 
 // success takes the acceptance of the request of ticket i: the curve
@@ -238,6 +270,9 @@ func (l *learner) success(i uint64) {
 func (l *learner) throttled(i uint64, sent, resume time.Time, wait time.Duration) bool {
 	if l.engaged && sent.Before(l.phase) {
 		return false
+	}
+	if l.remembered(int(i)) && l.hist[i%histLen].early {
+		l.earlyRefused = true
 	}
 	switch {
 	case !l.engaged:

@@ -53,3 +53,36 @@ func TestTheRampsEstimateIsNearTheQuota(t *testing.T) {
 	assert.GreaterOrEqual(t, near, learned*9/10, "within 20 %% of the quota: %d of %d", near, learned)
 	t.Logf("%d of %d estimates within 20 %% of the quota", near, learned)
 }
+
+// TestLatenessIsForgivenOnlyWhereABucketHoldsThree: the learned rate
+// forgives a late request where every bucket the phases leave possible
+// holds three tokens or more; not while ramping, not where a bucket of one
+// or two remains possible, and never again once an early request (sent
+// within three quarters of the time the rate allows after the one before
+// it) was refused.
+func TestLatenessIsForgivenOnlyWhereABucketHoldsThree(t *testing.T) {
+	t.Parallel()
+	l := learner{engaged: true, est: 100, plateau: 3000, candidates: []candidate{{3, 90, 110}, {5, 80, 100}}}
+	assert.True(t, l.forgivesLateness())
+	l.candidates = append(l.candidates, candidate{2, 95, 120})
+	assert.False(t, l.forgivesLateness(), "a bucket of two has no token to spare for it")
+	l.candidates = l.candidates[:2]
+	l.ramping = true
+	assert.False(t, l.forgivesLateness(), "nor while ramping")
+	l.ramping = false
+
+	now := simEpoch
+	interval := time.Duration(float64(time.Second) / l.rate())
+	for _, c := range []struct {
+		gap   time.Duration
+		early bool
+	}{{interval * 4 / 5, false}, {interval * 7 / 10, true}} {
+		l := l
+		l.record(now, true)
+		l.record(now.Add(c.gap), true)
+		assert.Equal(t, c.early, l.hist[1].early, "a request %v after the one before, at an interval of %v", c.gap, interval)
+		l.throttled(1, now.Add(c.gap), now.Add(time.Second), time.Second)
+		l.candidates = []candidate{{3, 90, 110}} // whatever the phase taught
+		assert.Equal(t, !c.early, l.forgivesLateness(), "after the refusal of a request %v after the one before", c.gap)
+	}
+}

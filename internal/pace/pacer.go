@@ -406,6 +406,10 @@ func (p *Pacer) follow(now time.Time) {
 	if r := p.learner.rate(); r != p.adaptive.rate() {
 		p.adaptive.set(now, r, 1)
 	}
+	p.adaptive.slack = 0
+	if p.learner.forgivesLateness() {
+		p.adaptive.slack = p.adaptive.interval / 2
+	}
 }
 
 // pause holds every request until now+d, unless a pause already lasts

@@ -16,11 +16,20 @@ import (
 // (GCRA's theoretical arrival time), unless that is less than gap after
 // the request. The pacer sets it with a burst of one only (see
 // Pacer.spaceFromTheAnswer).
+//
+// slack, when set, is how late after its token was due a request may be
+// let go and written, in all, and the next token stay due an interval
+// after that one was (as if the request had gone on time): a timer that
+// woke late, or a request that waited to be written, then costs the rate
+// nothing. A request let go later than that (one that found the bucket
+// full, after a lull) spaces the next from itself. The pacer sets it for
+// the learned rate, whose burst is one (see learner.forgivesLateness).
 type spacing struct {
 	interval time.Duration // between two tokens; 0: no cap
 	burst    int
 	due      time.Time
 	gap      time.Duration // 0: the interval
+	slack    time.Duration
 }
 
 // least returns the least time from a request to the next.
@@ -52,17 +61,22 @@ func (s *spacing) earliest() time.Time {
 
 // take spends a token for a request sent at at.
 func (s *spacing) take(at time.Time) {
-	if s.on() {
-		s.due = later(s.due.Add(s.interval), at.Add(s.least()))
+	if !s.on() {
+		return
 	}
+	if s.slack > 0 && !at.After(s.earliest().Add(s.slack)) {
+		s.due = s.due.Add(s.interval)
+		return
+	}
+	s.due = later(s.due.Add(s.interval), at.Add(s.least()))
 }
 
 // delay takes a request, taken earlier, that went out at at: the next
 // token is due no sooner than the least time between two requests after
-// it.
+// it, less the slack.
 func (s *spacing) delay(at time.Time) {
 	if s.on() {
-		s.due = later(s.due, at.Add(s.least()))
+		s.due = later(s.due, at.Add(s.least()-s.slack))
 	}
 }
 
@@ -100,7 +114,7 @@ func (s *spacing) set(now time.Time, rps float64, burst int) {
 	s.interval = max(time.Duration(float64(time.Second)/rps), 1)
 	s.burst = max(burst, 1)
 	s.due = now.Add(time.Duration((float64(s.burst) - tokens) * float64(s.interval)))
-	s.gap = 0
+	s.gap, s.slack = 0, 0
 }
 
 func later(a, b time.Time) time.Time {
