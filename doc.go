@@ -254,8 +254,11 @@
 //     bucket), kept 3 % under the rate and one request under the burst,
 //     so that the client's bucket does not run ahead of the server's when
 //     requests take more or less time in transit: set to the quota, with a
-//     burst of 2 or more, a walk runs within 3 % of the quota's speed
-//     without a 429. The Client sends its burst, then waits for the first
+//     burst of 2 or more, a walk runs without a 429, and with a burst of 3
+//     or more within 3 % of the quota's speed (with 2, the client keeps
+//     bursts of one, and a request its timer let go late puts the next
+//     back: 1.03 to 1.07 times the quota's time at 20 to 50 a second, 1.2
+//     at 200; BENCHMARKS.md). The Client sends its burst, then waits for the first
 //     answer (a second at most) and refills its bucket from there, as the
 //     server's refills from when it counted the burst, late if it was
 //     slow to take its first requests. The spare token then absorbs a

@@ -38,7 +38,7 @@ var quotaModes = []struct {
 
 // BenchmarkQuotaWalk walks 2,000 or 20,000 posts (limit 25) against the
 // fake behind a quota of 20, 50 or 200 requests a second, in bursts of 1,
-// 5 or 10, that says nothing but Retry-After in whole seconds
+// 2, 5 or 10, that says nothing but Retry-After in whole seconds
 // (server=retry-after-only) or tells its state in rate-limit headers
 // (server=headers, the fake's default), in each mode, with the default
 // options (default) and with WithRateLimit set to the quota (rate-set). A new server and Client per walk: every bucket
@@ -52,7 +52,7 @@ func BenchmarkQuotaWalk(b *testing.B) {
 	for _, posts := range []int{2000, 20000} {
 		ds := ugctest.Generate(posts, 18)
 		for _, rps := range []float64{20, 50, 200} {
-			for _, burst := range []int{1, 5, 10} {
+			for _, burst := range []int{1, 2, 5, 10} {
 				for _, server := range []string{"retry-after-only", "headers"} {
 					for _, options := range []string{"default", "rate-set"} {
 						for _, mode := range quotaModes {
