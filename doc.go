@@ -257,8 +257,9 @@
 //     burst of 2 or more, a walk runs without a 429, and with a burst of 3
 //     or more within 3 % of the quota's speed (with 2, the client keeps
 //     bursts of one, and a request its timer let go late puts the next
-//     back: 1.03 to 1.07 times the quota's time at 20 to 50 a second, 1.2
-//     at 200; BENCHMARKS.md). The Client sends its burst, then waits for the first
+//     back by what half the spare token leaves past the round trips'
+//     spread: 1.02 to 1.04 times the quota's time at 20 to 50 a second,
+//     1.05 to 1.15 at 200; BENCHMARKS.md). The Client sends its burst, then waits for the first
 //     answer (a second at most) and refills its bucket from there, as the
 //     server's refills from when it counted the burst, late if it was
 //     slow to take its first requests. The spare token then absorbs a

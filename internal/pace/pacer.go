@@ -345,9 +345,17 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 // jitter in transit that an answer not yet in cannot show; and a request
 // whose turn comes while an answer is still out (a loaded client may take
 // it in late) waits an interval after the last request went, as before.
+//
+// With a burst of two the client keeps bursts of one (see headroomBurst),
+// and the server's spare token absorbs what the round trips' spread shows
+// of the jitter in transit, up to a token. Once 16 round trips are known,
+// and until a throttle under the configured rate, what half a token
+// leaves of it past that spread is the spacing's slack: a request let go
+// or written that late (a late timer, a goroutine slow to write) does not
+// put the next one back.
 func (p *Pacer) spaceFromTheAnswer(now time.Time, t Ticket) {
 	rtt := now.Sub(t.Sent)
-	if p.quotaBurst != 1 || rtt < 0 || t.Sent.IsZero() {
+	if p.quotaBurst < 1 || p.quotaBurst > 2 || rtt < 0 || t.Sent.IsZero() {
 		return
 	}
 	p.rtts[p.answered%len(p.rtts)] = rtt
@@ -357,6 +365,13 @@ func (p *Pacer) spaceFromTheAnswer(now time.Time, t Ticket) {
 	slices.Sort(sorted)
 	least, median, most := sorted[0], sorted[len(sorted)/2], sorted[len(sorted)-1]
 	spacing := time.Duration(float64(time.Second) / p.quota)
+	if p.quotaBurst == 2 {
+		p.configured.slack = 0
+		if p.narrowed == 0 && p.answered >= 16 {
+			p.configured.slack = max(spacing/2-(most-least), 0)
+		}
+		return
+	}
 	p.configured.gap = 0
 	if p.narrowed == 0 && p.answered >= 16 && most < spacing {
 		p.configured.gap = spacing + median - least

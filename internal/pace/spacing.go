@@ -22,8 +22,10 @@ import (
 // after that one was (as if the request had gone on time): a timer that
 // woke late, or a request that waited to be written, then costs the rate
 // nothing. A request let go later than that (one that found the bucket
-// full, after a lull) spaces the next from itself. The pacer sets it for
-// the learned rate, whose burst is one (see learner.forgivesLateness).
+// full, after a lull) spaces the next from itself. The pacer sets it, on a
+// spacing whose burst is one, for the learned rate (see
+// learner.forgivesLateness) and for a configured burst of two (see
+// Pacer.spaceFromTheAnswer).
 type spacing struct {
 	interval time.Duration // between two tokens; 0: no cap
 	burst    int
