@@ -289,7 +289,7 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	defer p.mu.Unlock()
 	p.inflight--
 	p.warm(now)
-	p.spaceFromTheAnswer(now, t)
+	p.takeTheRoundTrip(now, t)
 	defer p.moved(t)
 	switch {
 	case ok:
@@ -322,38 +322,12 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	return e
 }
 
-// spaceFromTheAnswer takes the round trip of the request of ticket t,
-// answered at now, under a configured quota with a burst of one, where no
-// spare token absorbs a request that reaches the server's count late. The
-// server counted the request somewhere within its round trip: one longer
-// than the least of the recent ones may have been counted that much later
-// than it was sent (it waited for a connection, or the server took longer
-// before counting it), which would bring the next request closer to it
-// than the rate allows. The next token is due no sooner than the least
-// time between two requests after the send, plus that excess. (With a
-// larger burst the spare token the client keeps absorbs it.)
-//
-// That least time is the configured interval until 16 round trips are
-// known, and after a throttle under the configured rate. Then, while the
-// recent round trips all came back within the quota's spacing (an answer
-// is in before the next request goes, to push it back), it is the quota's
-// spacing plus their median excess over the least, when that is less than
-// the interval: the next token stays due an interval after the last one
-// was, and a request let go late (the gate's timer wakes up to a
-// millisecond late on Linux) does not put the next one back, as long as
-// the two stay that far apart. The median excess is a margin for the
-// jitter in transit that an answer not yet in cannot show; and a request
-// whose turn comes while an answer is still out (a loaded client may take
-// it in late) waits an interval after the last request went, as before.
-//
-// With a burst of two the client keeps bursts of one (see headroomBurst),
-// and the server's spare token absorbs what the round trips' spread shows
-// of the jitter in transit, up to a token. Once 16 round trips are known,
-// and until a throttle under the configured rate, what half a token
-// leaves of it past that spread is the spacing's slack: a request let go
-// or written that late (a late timer, a goroutine slow to write) does not
-// put the next one back.
-func (p *Pacer) spaceFromTheAnswer(now time.Time, t Ticket) {
+// takeTheRoundTrip takes the round trip of the request of ticket t,
+// answered at now, under a configured quota with a burst of one or two,
+// where the spare token is none or one: the round trips show how late the
+// server may have counted a request, and how much the jitter in transit
+// takes of that token.
+func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 	rtt := now.Sub(t.Sent)
 	if p.quotaBurst < 1 || p.quotaBurst > 2 || rtt < 0 || t.Sent.IsZero() {
 		return
@@ -364,20 +338,61 @@ func (p *Pacer) spaceFromTheAnswer(now time.Time, t Ticket) {
 	sorted := recent[:min(p.answered, len(recent))]
 	slices.Sort(sorted)
 	least, median, most := sorted[0], sorted[len(sorted)/2], sorted[len(sorted)-1]
-	spacing := time.Duration(float64(time.Second) / p.quota)
-	if p.quotaBurst == 2 {
-		p.configured.slack = 0
-		if p.narrowed == 0 && p.answered >= 16 {
-			p.configured.slack = max(spacing/2-(most-least), 0)
-		}
-		return
+	known := p.narrowed == 0 && p.answered >= 16
+	if p.quotaBurst == 1 {
+		p.spaceFromTheAnswer(t, rtt, least, median, most, known)
+	} else {
+		p.slackFromTheSpread(most-least, known)
 	}
+}
+
+// spaceFromTheAnswer takes the round trip rtt of the request of ticket t
+// under a burst of one, where no spare token absorbs a request that
+// reaches the server's count late; least, median and most are the recent
+// round trips', and known says 16 are known, with no throttle since under
+// the configured rate. The server counted the request somewhere within
+// its round trip: one longer than the least of the recent ones may have
+// been counted that much later than it was sent (it waited for a
+// connection, or the server took longer before counting it), which would
+// bring the next request closer to it than the rate allows. The next
+// token is due no sooner than the least time between two requests after
+// the send, plus that excess. (With a larger burst the spare token the
+// client keeps absorbs it.)
+//
+// That least time is the configured interval until the round trips are
+// known. Then, while the recent round trips all came back within the
+// quota's spacing (an answer is in before the next request goes, to push
+// it back), it is the quota's spacing plus their median excess over the
+// least, when that is less than the interval: the next token stays due an
+// interval after the last one was, and a request let go late (the gate's
+// timer wakes up to a millisecond late on Linux) does not put the next
+// one back, as long as the two stay that far apart. The median excess is
+// a margin for the jitter in transit that an answer not yet in cannot
+// show; and a request whose turn comes while an answer is still out (a
+// loaded client may take it in late) waits an interval after the last
+// request went, as before.
+func (p *Pacer) spaceFromTheAnswer(t Ticket, rtt, least, median, most time.Duration, known bool) {
+	spacing := time.Duration(float64(time.Second) / p.quota)
 	p.configured.gap = 0
-	if p.narrowed == 0 && p.answered >= 16 && most < spacing {
+	if known && most < spacing {
 		p.configured.gap = spacing + median - least
 	}
 	if excess := rtt - least; excess > 0 {
 		p.configured.delay(t.Sent.Add(excess))
+	}
+}
+
+// slackFromTheSpread sets the configured spacing's slack under a burst of
+// two, whose client keeps bursts of one (see headroomBurst): the server's
+// spare token absorbs the jitter in transit, which the spread of the
+// recent round trips shows, up to a token. Once the round trips are known
+// (see spaceFromTheAnswer), what half a token leaves past that spread is
+// the slack: a request let go or written that late (a late timer, a
+// goroutine slow to write) does not put the next one back.
+func (p *Pacer) slackFromTheSpread(spread time.Duration, known bool) {
+	p.configured.slack = 0
+	if known {
+		p.configured.slack = max(time.Duration(float64(time.Second)/p.quota)/2-spread, 0)
 	}
 }
 

@@ -232,7 +232,7 @@ func TestConfiguredRateNeverRunsAhead(t *testing.T) {
 // never refuses a request, and where the workers can keep up, the walk
 // gets 0.95 of the quota or more. The client keeps bursts of one; a
 // request let go late by what half its spare token leaves past the round
-// trips' spread does not put the next one back (see spaceFromTheAnswer),
+// trips' spread does not put the next one back (see slackFromTheSpread),
 // where before each late wake did. 100 generated buckets of 10 to 300
 // requests a second (20 under -race; 2,000 with UGC_TEST_HEAVY=1).
 func TestABurstOfTwoForgivesLateTimers(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 // full, after a lull) spaces the next from itself. The pacer sets it, on a
 // spacing whose burst is one, for the learned rate (see
 // learner.forgivesLateness) and for a configured burst of two (see
-// Pacer.spaceFromTheAnswer).
+// Pacer.slackFromTheSpread).
 type spacing struct {
 	interval time.Duration // between two tokens; 0: no cap
 	burst    int
