@@ -7,6 +7,7 @@ package ugc_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -78,6 +79,13 @@ var moderationSeeds = flag.Uint64("moderation-seeds", heavyOr[uint64](4, 1), "se
 // rare: none in sequential mode; in modes that read ahead, at most one
 // case in ten at up to 0.5 changes a page, and at most half at 2, where
 // each request read ahead moves two more posts while the walk searches).
+// In the modes that read ahead, an *IncompleteError counts as one too,
+// where the walk yielded every post present throughout, in order: the
+// server also changes the list at the requests the walk cancels, so the
+// last count can hold posts added behind the walk that no page it read
+// showed, and the walk says it fell short of a count it cannot check.
+// (Measured alone, seed 2 at 2 changes a page, read-ahead 8: 10 of 60
+// runs ended so, every one with every such post yielded.)
 func TestExactlyOnceWhileModeratorsChangeTheList(t *testing.T) {
 	t.Parallel()
 	type tally struct{ walks, driftErrors atomic.Int64 }
@@ -97,13 +105,21 @@ func TestExactlyOnceWhileModeratorsChangeTheList(t *testing.T) {
 							tl = &churnTallies[m]
 						}
 						tl.walks.Add(1)
-						if got.err != nil {
-							var drift *ugc.DriftError
-							require.ErrorAs(t, got.err, &drift, "the only error allowed is a *DriftError")
+						var drift *ugc.DriftError
+						var short *ugc.IncompleteError
+						switch {
+						case got.err == nil:
+							srv.check(t, got, true)
+						case errors.As(got.err, &short) && mode.name != "sequential":
+							srv.check(t, got, true) // every post present throughout came: the count could not be checked
+							tl.driftErrors.Add(1)
+							t.Logf("INCOMPLETE %v", got.err)
+						default:
+							require.ErrorAs(t, got.err, &drift, "the only errors allowed are a *DriftError, and an *IncompleteError after every post")
+							srv.check(t, got, false)
 							tl.driftErrors.Add(1)
 							t.Logf("DRIFT %v", got.err)
 						}
-						srv.check(t, got, got.err == nil)
 					})
 				}
 			}
