@@ -84,8 +84,8 @@ var moderationSeeds = flag.Uint64("moderation-seeds", heavyOr[uint64](4, 1), "se
 // server also changes the list at the requests the walk cancels, so the
 // last count can hold posts added behind the walk that no page it read
 // showed, and the walk says it fell short of a count it cannot check.
-// (Measured alone, seed 2 at 2 changes a page, read-ahead 8: 10 of 60
-// runs ended so, every one with every such post yielded.)
+// (Measured alone, seed 2 at 2 changes a page, read-ahead 8: 2 to 10 of
+// 60 runs ended so, every one with every such post yielded.)
 func TestExactlyOnceWhileModeratorsChangeTheList(t *testing.T) {
 	t.Parallel()
 	type tally struct{ walks, driftErrors atomic.Int64 }
