@@ -296,9 +296,10 @@
 //     which knows the quota to a factor of two at best, are probed after
 //     4 s when their bounds are loose. Where the phases leave only buckets
 //     of three tokens or more, a request that the client's timer let go
-//     late, or that waited to be written, leaves the next one due when it
-//     was, so the client sends at the learned rate itself; once such a
-//     request is refused, never again. A parallel walk's requests in flight
+//     late, or that waited to be written, by up to half an interval in
+//     all, leaves the next one due when it was, so the client sends at
+//     the learned rate itself; once a request that came that much sooner
+//     is refused, never again. A parallel walk's requests in flight
 //     follow the same rate, and its window opens as pages come (four
 //     requests at first, one more for each page taken), so that the first
 //     throttle finds a few of them in flight, not the whole read-ahead.
