@@ -256,11 +256,12 @@
 //     requests take more or less time in transit: set to the quota, with a
 //     burst of 2 or more, a walk runs without a 429, and with a burst of 3
 //     or more within 3 % of the quota's speed (with 2, the client keeps
-//     bursts of one, and a request its timer let go late puts the next
-//     back by what half the spare token leaves past the round trips'
-//     spread: 1.02 to 1.04 times the quota's time at 20 to 50 a second,
-//     1.05 to 1.15 at 200; BENCHMARKS.md). The Client sends its burst, then waits for the first
-//     answer (a second at most) and refills its bucket from there, as the
+//     bursts of one: a request its timer let go late puts the next back
+//     by what it was late past its slack, half a token less the spread of
+//     the recent round trips; 1.02 to 1.04 times the quota's time at 20 to
+//     50 a second, 1.05 to 1.15 at 200; BENCHMARKS.md). The Client sends
+//     its burst, then waits for the first answer (a second at most) and
+//     refills its bucket from there, as the
 //     server's refills from when it counted the burst, late if it was
 //     slow to take its first requests. The spare token then absorbs a
 //     request the server counts up to one token's interval late, and the

@@ -76,7 +76,7 @@ func TestTurnIsFreeBeforeAnyThrottle(t *testing.T) {
 		ticket, d, err := c.pace.Turn(context.Background(), 0)
 		require.NoError(t, err)
 		require.Zero(t, d)
-		c.pace.Pacer().Lost(ticket)
+		c.pace.Pacer().Lost(c.pace.Clock().Now(), ticket)
 	}
 	assert.False(t, c.pace.Pacer().Active())
 }

@@ -542,9 +542,10 @@ func TestThrottleBudgetGivenToACallOrWalk(t *testing.T) {
 // Retry-After, where the server counts the requests that come before its
 // first answer four token intervals late (as one slow to start, or to take
 // its first connections, does): no request is refused, in every mode, and
-// every walk yields every post once. A client that refilled its bucket from its own sends would be
-// four tokens ahead of the server's, which stayed full, and wasted its
-// refill, until it counted them; this one sends its burst, then waits for
+// every walk yields every post once. A client that refilled its bucket
+// from its own sends would be four tokens ahead of the server's, which
+// stayed full, and wasted its refill, until it counted them; this one
+// sends its burst, then waits for
 // the first answer to show when the server counted it. Generated buckets:
 // 50 to 200 requests a second, bursts of 2 to 10 (a burst of one has no
 // spare token for the jitter of the connections that follow: see

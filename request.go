@@ -274,7 +274,7 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(c.wroteTrace(ctx, ticket))
 	resp, err = c.http.Do(req)
 	if err != nil {
-		c.pace.Pacer().Lost(ticket)
+		c.pace.Pacer().Lost(c.pace.Clock().Now(), ticket)
 		return nil, false, answer{quotaWait: quotaWait}, err
 	}
 	ans = c.answered(ticket, resp)

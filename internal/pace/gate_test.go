@@ -76,7 +76,7 @@ func TestGateServesInOrder(t *testing.T) {
 	g := NewGate(New(10, 1), clock)
 	ticket, _, err := g.Turn(context.Background(), -1)
 	require.NoError(t, err, "the first goes at once")
-	g.Pacer().Lost(ticket)
+	g.Pacer().Lost(clock.Now(), ticket)
 
 	order := make(chan int, 4)
 	for i := range 4 {
@@ -84,7 +84,7 @@ func TestGateServesInOrder(t *testing.T) {
 			ticket, _, err := g.Turn(context.Background(), -1)
 			assert.NoError(t, err)
 			order <- i
-			g.Pacer().Lost(ticket)
+			g.Pacer().Lost(clock.Now(), ticket)
 		}()
 		require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.issued == uint64(i+2) }, time.Second, time.Millisecond, "request %d in line", i)
 	}
@@ -118,7 +118,7 @@ func TestGateRefusesATurnBeyondTheLimit(t *testing.T) {
 	go func() {
 		ticket, _, err := g.Turn(context.Background(), 2*time.Minute)
 		if err == nil {
-			g.Pacer().Lost(ticket)
+			g.Pacer().Lost(clock.Now(), ticket)
 		}
 		done <- err
 	}()
@@ -135,7 +135,7 @@ func TestGateLineMovesPastALeaver(t *testing.T) {
 	g := NewGate(New(10, 1), clock)
 	ticket, _, err := g.Turn(context.Background(), -1)
 	require.NoError(t, err)
-	g.Pacer().Lost(ticket)
+	g.Pacer().Lost(clock.Now(), ticket)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	first, second := make(chan error, 1), make(chan error, 1)

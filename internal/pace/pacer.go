@@ -397,12 +397,14 @@ func (p *Pacer) slackFromTheSpread(spread time.Duration, known bool) {
 }
 
 // Lost takes a request of ticket t that got no answer (a connection
-// error, a timeout, a cancel): it took a place in flight, nothing more.
-func (p *Pacer) Lost(t Ticket) {
+// error, a timeout, a cancel), known at now: it took a place in flight,
+// nothing more; as the first answer would, it ends a cold start (the
+// server counted it by now, if at all).
+func (p *Pacer) Lost(now time.Time, t Ticket) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inflight--
-	p.warm(t.Sent)
+	p.warm(now)
 	p.moved(t)
 	p.learner.answered(t.id, t.Sent, lost)
 }

@@ -156,9 +156,11 @@ func TestPacerRefillsFromTheFirstAnswer(t *testing.T) {
 	q.Send(now)
 	_, _, held = q.Hold()
 	require.True(t, held, "a burst of one is spent by one request")
-	q.Lost(Ticket{Sent: now})
+	lostAt := now.Add(2 * time.Second) // a timeout: the server counted it by then, if at all
+	q.Lost(lostAt, Ticket{Sent: now})
 	_, _, held = q.Hold()
 	assert.False(t, held, "a request lost ends the hold")
+	assert.Equal(t, lostAt.Add(q.Interval()), q.Earliest(lostAt), "the bucket refills from the loss, not from the send")
 
 	assert.False(t, func() bool { _, _, held := New(0, 0).Hold(); return held }(), "no configured quota: nothing held")
 }
