@@ -27,6 +27,52 @@ type bucketServer struct {
 	last   time.Duration
 }
 
+// windowCounter is the other quota real servers keep: at most n requests
+// in a window of w, fixed (counted from each multiple of w, shifted by
+// offset) or sliding (the last w before each request). A refusal names
+// the whole seconds until the request would have been accepted, at least
+// one. A token bucket of n and n/w a second models it only roughly: a
+// window gives back all of its n at once.
+type windowCounter struct {
+	n       int
+	w       time.Duration
+	sliding bool
+	offset  time.Duration
+
+	start    time.Duration // the fixed window's
+	count    int
+	accepted []time.Duration // the sliding window's, oldest first
+}
+
+// take decides the request that arrives at t, as bucketServer.take does;
+// a refusal is always a number of seconds.
+func (s *windowCounter) take(t time.Duration) (ok bool, refusal int64) {
+	if s.sliding {
+		for len(s.accepted) > 0 && s.accepted[0] <= t-s.w {
+			s.accepted = s.accepted[1:]
+		}
+		if len(s.accepted) < s.n {
+			s.accepted = append(s.accepted, t)
+			return true, 0
+		}
+		return false, waitSeconds(s.accepted[0] + s.w - t)
+	}
+	if start := (t+s.offset)/s.w*s.w - s.offset; start != s.start {
+		s.start, s.count = start, 0
+	}
+	if s.count < s.n {
+		s.count++
+		return true, 0
+	}
+	return false, waitSeconds(s.start + s.w - t)
+}
+
+// waitSeconds is d in whole seconds, rounded up, at least one.
+func waitSeconds(d time.Duration) int64 { return int64(max(math.Ceil(d.Seconds()), 1)) }
+
+// rate is the most a client can send on average, in requests a second.
+func (s *windowCounter) rate() float64 { return float64(s.n) / s.w.Seconds() }
+
 // retryAfterForm is how the server names its wait.
 type retryAfterForm int
 
@@ -84,7 +130,9 @@ func (s *bucketServer) quotaAt(t time.Duration) float64 {
 
 // simCase is one generated walk.
 type simCase struct {
-	server  bucketServer
+	server bucketServer
+	// window, when its n is set, is the quota instead of server.
+	window  windowCounter
 	workers int
 	// delay is the base time in transit each way, jitter the most added
 	// to it, at random, each way; service the server's time.
@@ -108,6 +156,14 @@ type simCase struct {
 }
 
 func (c simCase) String() string {
+	if w := c.window; w.n > 0 {
+		kind := "fixed"
+		if w.sliding {
+			kind = "sliding"
+		}
+		return fmt.Sprintf("seed %d: %d requests in a %s window of %v, %d workers, delay %v + jitter %v, %v, timers up to %v late",
+			c.seed, w.n, kind, w.w, c.workers, c.delay, c.jitter, c.length, c.late)
+	}
 	s := c.server
 	form := [...]string{"token-seconds", "fixed", "http-date"}[s.retryAfter]
 	out := fmt.Sprintf("seed %d: quota %.1f/s burst %.0f, Retry-After %s %d s, %d workers, delay %v + jitter %v",
@@ -223,6 +279,11 @@ func (c simCase) run() simResult {
 	rng := rand.New(rand.NewPCG(c.seed, 25))
 	srv := c.server
 	srv.tokens = srv.burst
+	win := c.window
+	take := srv.take
+	if win.n > 0 {
+		take = win.take
+	}
 	p := New(c.configured, c.configuredBurst)
 	var (
 		res       simResult
@@ -287,7 +348,7 @@ func (c simCase) run() simResult {
 				push(simEvent{at: e.at + transit(), kind: evArrive, worker: w, id: t.id, sent: e.at})
 			}
 		case evArrive:
-			ok, refusal := srv.take(e.at)
+			ok, refusal := take(e.at)
 			if ok {
 				res.accepts = append(res.accepts, e.at)
 			} else {
