@@ -250,35 +250,37 @@
 // A Client paces itself, for every call and walk it makes together; the
 // requests waiting for their turn go in the order they came:
 //
-//   - [WithRateLimit](rps, burst) caps it at the API key's quota (a token
-//     bucket), kept 3 % under the rate and one request under the burst,
-//     so that the client's bucket does not run ahead of the server's when
-//     requests take more or less time in transit: set to the quota, with a
-//     burst of 2 or more, a walk runs without a 429, and with a burst of 3
-//     or more within 3 % of the quota's speed (with 2, the client keeps
-//     bursts of one: a request its timer let go late puts the next back
-//     by what it was late past its slack, half a token less the spread of
-//     the recent round trips; 1.02 to 1.04 times the quota's time at 20 to
-//     50 a second, 1.05 to 1.15 at 200; BENCHMARKS.md). The Client sends
+//   - [WithRateLimit](rps, burst) caps it at the API key's quota (a
+//     token bucket), kept 3 % under the rate and one request under the
+//     burst, so that the client's bucket does not run ahead of the
+//     server's when requests take more or less time in transit: set to
+//     the quota, with a burst of 2 or more, a walk runs without a 429,
+//     and with a burst of 3 or more within 3 % of the quota's speed
+//     (with 2, the client keeps bursts of one: a request its timer let
+//     go late puts the next back by what it was late past its slack,
+//     half a token less the spread of the recent round trips; 1.02 to
+//     1.04 times the quota's time at 20 to 50 a second, 1.05 to 1.2 at
+//     200, more on a loaded machine; BENCHMARKS.md). The Client sends
 //     its burst, then waits for the first answer (a second at most) and
-//     refills its bucket from there, as the
-//     server's refills from when it counted the burst, late if it was
-//     slow to take its first requests. The spare token then absorbs a
-//     request the server counts up to one token's interval late, and the
-//     3 % rebuild more while the walk lasts; a server stalled for longer
-//     can still refuse one. With a burst of one there is no spare token:
-//     each request waits for the one before it to be written, and is
-//     spaced from that write, and from its send plus the excess of its
-//     round trip over the recent ones' least; once the answers show they
-//     come back within the quota's spacing, it also waits for an answer
-//     still out when it is due (a second at most), and a request the
-//     pacing's timer let go late does not put the later ones back. That
-//     costs speed (measured 1.02 to 1.11 times the quota's time at 20 to
-//     50 a second, 1.16 to 1.40 at 200; BENCHMARKS.md). A request the
-//     server counts later than its round trip shows (a connection it took
-//     late, at a walk's first requests) can still be refused: only
-//     spacing each request an interval from the answer before it would
-//     rule that out, at the cost of a round trip on every request;
+//     refills its bucket from there, as the server's refills from when
+//     it counted the burst, late if it was slow to take its first
+//     requests. The spare token then absorbs a request the server counts
+//     up to one token's interval late, and the 3 % rebuild more while
+//     the walk lasts; a server stalled for longer can still refuse one.
+//     With a burst of one there is no spare token: each request waits
+//     for the one before it to be written, and is spaced from that
+//     write, and from its send plus the excess of its round trip over
+//     the recent ones' least; once the answers show they come back
+//     within the quota's spacing, it also waits for an answer still out
+//     when it is due (a second at most), and a request the pacing's
+//     timer let go late does not put the later ones back. That costs
+//     speed (measured 1.02 to 1.11 times the quota's time at 20 to 50 a
+//     second, 1.16 to 1.54 at 200; BENCHMARKS.md). A request the server
+//     counts later than its round trip shows (a connection it took late,
+//     or a server slow for a moment: two 20,000-post walks of ten met
+//     one at 200 a second) can still be refused: only spacing each
+//     request an interval from the answer before it would rule that out,
+//     at the cost of a round trip on every request;
 //   - a 429 or 503 that names a wait (Retry-After in seconds or as an HTTP
 //     date, or the reset of a quota the headers show used up) pauses the
 //     whole Client until then, and the requests waiting go one at a time
