@@ -383,8 +383,9 @@ func (l *learner) learn(i uint64) {
 	if len(kept) == 0 && !early {
 		kept = agreeing(l.candidates, phase, nearMiss*l.est)
 	}
+	changed := len(kept) == 0
 	switch {
-	case len(kept) == 0:
+	case changed:
 		kept = phase // the quota changed, or was learned too high
 		l.confirmed = 0
 	case early:
@@ -423,6 +424,13 @@ func (l *learner) learn(i uint64) {
 		// twice: a throttle that came at once leaves bounds that loose),
 		// and probe soon if they are loose (see quickPlateauTime)
 		l.est = max(mid(l.lo, l.hi), l.hi/2, minRate)
+	case changed && l.lo < minRate:
+		// a phase that misses the bounds before and bounds the quota
+		// from above only (on a bucket of one, a request accepted after
+		// the pause and the next refused, as when the jitter delayed the
+		// first): too little to place a new quota in; back off from its
+		// bound as TCP does, and let the next phase show the rest
+		l.est = max(mid(l.lo, l.hi), backOff*l.hi, minRate)
 	default:
 		l.est = max(mid(l.lo, l.hi), minRate)
 	}
