@@ -310,10 +310,10 @@
 //     BENCHMARKS.md measures it on the fake. A server that counts requests
 //     in a fixed or sliding window instead, which gives back all of its
 //     count at once, fits the model only roughly: simulated windows of
-//     1 s to a minute are paced at 0.72 of their rate or more (0.93 on
-//     average; 1-s windows 0.87), with 2.5 throttles a minute at most,
-//     but for a fixed window of one request, whose edges let two
-//     requests through close together;
+//     1 s to a minute are paced at 0.7 of their rate or more (0.93 on
+//     average; 1-s windows 0.87), with no throttle storm, but for a
+//     fixed window of one request, whose edges let two requests through
+//     close together;
 //   - a throttle is retried by time, not by attempts: it does not use up
 //     [WithRetryMax]. A call may wait for the quota, pauses and pacing
 //     included, [DefaultThrottleBudget] ([WithThrottleBudget], per call,

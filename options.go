@@ -597,9 +597,10 @@ func applyClientOptions(o *options, opts []Option) error {
 // every mode, two walks sharing the Client, and with a burst of 3 or more
 // within 3 % of the quota's speed (BENCHMARKS.md; with a burst of 2 the
 // client keeps bursts of one: within 4 % at 20 to 50 requests a second,
-// 5 to 15 % at 200). The Client sends its burst at once, then waits
-// for the first answer (a second at most, and no longer than a call's
-// bound), and its bucket refills from there: a server slow to take its
+// 5 to 20 % at 200, more on a loaded machine). The Client sends its
+// burst at once, then waits for the first answer (a second at most, and
+// no longer than a call's bound), and its bucket refills from there: a
+// server slow to take its
 // first requests counts them late, and a bucket refilled from the sends
 // would run ahead of its own. After that, the spare token absorbs a
 // request the server counts up to one token's interval late, and the 3 %

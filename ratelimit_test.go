@@ -545,9 +545,9 @@ func TestThrottleBudgetGivenToACallOrWalk(t *testing.T) {
 // every walk yields every post once. A client that refilled its bucket
 // from its own sends would be four tokens ahead of the server's, which
 // stayed full, and wasted its refill, until it counted them; this one
-// sends its burst, then waits for
-// the first answer to show when the server counted it. Generated buckets:
-// 50 to 200 requests a second, bursts of 2 to 10 (a burst of one has no
+// sends its burst, then waits for the first answer to show when the
+// server counted it. Generated buckets: 50 to 200 requests a second,
+// bursts of 2 to 10 (a burst of one has no
 // spare token for the jitter of the connections that follow: see
 // WithRateLimit); 6 cases (about 2 s, sleeping), 18 with
 // UGC_TEST_HEAVY=1. Not under the race detector, which slows the server

@@ -406,7 +406,7 @@ func (p *Pacer) Lost(now time.Time, t Ticket) {
 	p.inflight--
 	p.warm(now)
 	p.moved(t)
-	p.learner.answered(t.id, t.Sent, lost)
+	p.learner.answered(t.id, t.Sent, lost) // at its send: no round trip to learn from
 }
 
 // announce takes what a server said of its quota: its policy rate caps
