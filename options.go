@@ -600,9 +600,8 @@ func applyClientOptions(o *options, opts []Option) error {
 // 5 to 20 % at 200, more on a loaded machine). The Client sends its
 // burst at once, then waits for the first answer (a second at most, and
 // no longer than a call's bound), and its bucket refills from there: a
-// server slow to take its
-// first requests counts them late, and a bucket refilled from the sends
-// would run ahead of its own. After that, the spare token absorbs a
+// server slow to take its first requests counts them late, and a bucket
+// refilled from the sends would run ahead of its own. After that, the spare token absorbs a
 // request the server counts up to one token's interval late, and the 3 %
 // rebuild more while the walk lasts; a server that stalls longer than
 // that can still refuse one. With a burst of 1 there is no spare token:
