@@ -302,7 +302,14 @@
 //     late, or that waited to be written, by up to half an interval in
 //     all, leaves the next one due when it was, so the client sends at
 //     the learned rate itself; once a request that came that much sooner
-//     is refused, never again. A parallel walk's requests in flight
+//     is refused, never again. Where they leave only a bucket of one or
+//     two, once a refusal has been taken for the jitter in transit, and
+//     while the round trips spread by more than the 3 % the client keeps
+//     under its estimate, the requests are spaced from their writes and
+//     answers as under [WithRateLimit] with a burst of one (above): a
+//     request the server counted late then costs the next one nothing,
+//     where it used to have it refused and the learned rate lowered. A
+//     parallel walk's requests in flight
 //     follow the same rate, and its window opens as pages come (four
 //     requests at first, one more for each page taken), so that the first
 //     throttle finds a few of them in flight, not the whole read-ahead.

@@ -60,8 +60,10 @@ type learner struct {
 	// bounded from below (a phase of one accepted request on a bucket of
 	// one bounds nothing below: the pause had refilled the bucket).
 	learned int
-	// doubted: the last throttle was taken as a refusal alone (see lone).
-	doubted bool
+	// doubted: the last throttle was taken as a refusal alone (see lone);
+	// jittery: one was, ever: the jitter in transit costs requests their
+	// token.
+	doubted, jittery bool
 	// earlyRefused: a request that went well sooner after the one before
 	// it than the rate allows (see forgivesLateness) was refused.
 	earlyRefused bool
@@ -232,6 +234,23 @@ func (l *learner) forgivesLateness() bool {
 	return true
 }
 
+// atMostTwoTokens reports whether the phases leave only buckets of one
+// or two possible: none or one spare token, which a request the server
+// counts late can use up (and the jitter in transit can make a bucket of
+// one look like one of two: a request accepted late explains a phase by
+// a second token).
+func (l *learner) atMostTwoTokens() bool {
+	if !l.engaged || l.ramping || len(l.candidates) == 0 {
+		return false
+	}
+	for _, c := range l.candidates {
+		if c.b > 2 {
+			return false
+		}
+	}
+	return true
+}
+
 // success takes the acceptance of the request of ticket i: the curve
 // moves on, if the rate held the request back and the client has been
 // sending at about the rate allowed (a client that sends slower than it
@@ -378,6 +397,9 @@ func (l *learner) learn(i uint64) {
 		l.firstAccepted = min(2*max(l.firstAccepted, 1), maxBurst)
 		phase = l.phaseBounds(i)
 	}
+	// small: the phases before this one leave buckets of one or two,
+	// whose phases the jitter in transit can mislead
+	small := l.atMostTwoTokens()
 	early := !l.ramping && l.succeeded < l.plateau // throttled before the plateau's end: learned too high
 	kept := agreeing(l.candidates, phase, 0)
 	if len(kept) == 0 && !early {
@@ -392,6 +414,13 @@ func (l *learner) learn(i uint64) {
 		l.confirmed = 0
 	case !l.ramping:
 		l.confirmed = min(l.confirmed+1, maxConfirmed)
+	}
+	if len(kept) == 0 && small && l.jittery {
+		// nothing explains the phase, on a bucket of one or two whose
+		// requests the jitter in transit has cost their token before:
+		// the jitter again, taken as a refusal alone (see jittered)
+		l.jittered()
+		return
 	}
 	if len(kept) == 0 {
 		// nothing the learner can tell apart explains the phase: back
@@ -424,12 +453,16 @@ func (l *learner) learn(i uint64) {
 		// twice: a throttle that came at once leaves bounds that loose),
 		// and probe soon if they are loose (see quickPlateauTime)
 		l.est = max(mid(l.lo, l.hi), l.hi/2, minRate)
-	case changed && l.lo < minRate:
-		// a phase that misses the bounds before and bounds the quota
-		// from above only (on a bucket of one, a request accepted after
-		// the pause and the next refused, as when the jitter delayed the
-		// first): too little to place a new quota in; back off from its
-		// bound as TCP does, and let the next phase show the rest
+	case changed && (l.lo < minRate || small):
+		// a phase that misses the bounds before, and proves nothing
+		// below, or on a small bucket little: a request accepted after
+		// the pause and the next refused (as when the jitter delayed the
+		// first) bound a bucket of one from above only; one accepted
+		// after a slow moment, from below by that moment's rate. Too
+		// little to place a new quota in: settle no lower than backing
+		// off from its upper bound, as TCP does, and let the next phase
+		// show the rest (a larger bucket's phase settles between its
+		// bounds: a quota that changed)
 		l.est = max(mid(l.lo, l.hi), backOff*l.hi, minRate)
 	default:
 		l.est = max(mid(l.lo, l.hi), minRate)

@@ -88,33 +88,55 @@ func TestLatenessIsForgivenOnlyWhereABucketHoldsThree(t *testing.T) {
 	}
 }
 
-// TestAPhaseBoundedOnlyFromAboveBacksOffFromItsBound: on a bucket of one,
-// the jitter in transit can have the first request after a pause accepted
-// late and the next refused, a phase that bounds the quota from above
-// only (q under what the refused request's gap, lengthened by the spread
-// of the round trips, allows) and misses the bounds learned before. Too
-// little to place a new quota in: the learner backs off from the phase's
-// bound (0.7 of it, as TCP does) and lets the next phase show the rest,
-// where it used to settle at 0.3 of it, between nothing and the bound (a
-// walk at 200 req/s went from 181 to 43 requests a second).
-func TestAPhaseBoundedOnlyFromAboveBacksOffFromItsBound(t *testing.T) {
+// TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn: on a bucket of one,
+// the jitter in transit can have a request accepted late and the next
+// one refused though it went no sooner than the quota allows: a phase
+// that misses the bounds learned before, and proves little below. The
+// first request after a pause accepted and the next refused bound the
+// quota from above only; a request accepted after a slow moment bounds it
+// from below by that moment's rate only. Too little to place a new quota
+// in: the learner backs off from the phase's upper bound (0.7 of it, as
+// TCP does) and lets the next phase show the rest, where it used to
+// settle at 0.3 of the way between the phase's bounds (a walk at 200
+// req/s went from 181 to 43 requests a second; in the second case here
+// the estimate would be 89).
+func TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn(t *testing.T) {
 	t.Parallel()
-	l := learner{}
-	t0 := simEpoch
-	l.answered(l.record(t0.Add(-2*time.Second), true), t0.Add(-2*time.Second+2*time.Millisecond), accepted)
-	l.engaged, l.est, l.lo, l.hi = true, 186.8, 185.2, 190.5
-	l.candidates = []candidate{{1, 185.2, 190.5}}
-	l.plateau, l.learned = 5600, 3
-	l.doubted = true // the throttle before was taken as a refusal alone
-	l.phase, l.from, l.pause = t0, uint64(l.histEnd), time.Second
+	for _, tc := range []struct {
+		name     string
+		accepted []time.Duration // sent, after the pause; each answered 2 ms later
+		refused  time.Duration
+		lower    bool // the phase bounds the quota from below
+	}{
+		{"bounded from above only", []time.Duration{0}, 5500 * time.Microsecond, false},
+		{"bounded from below by a slow moment", []time.Duration{0, 20 * time.Millisecond}, 25500 * time.Microsecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l := learner{}
+			t0 := simEpoch
+			l.answered(l.record(t0.Add(-2*time.Second), true), t0.Add(-2*time.Second+2*time.Millisecond), accepted)
+			l.engaged, l.est, l.lo, l.hi = true, 186.8, 185.2, 190.5
+			l.candidates = []candidate{{1, 185.2, 190.5}}
+			l.plateau, l.learned = 5600, 3
+			l.doubted = true // the throttle before was taken as a refusal alone
+			l.phase, l.from, l.pause = t0, uint64(l.histEnd), time.Second
 
-	first := l.record(t0, true)
-	l.answered(first, t0.Add(4500*time.Microsecond), accepted) // delayed in transit
-	next := l.record(t0.Add(5500*time.Microsecond), true)
-	l.answered(next, t0.Add(7*time.Millisecond), refused)
-	require.True(t, l.throttled(next, t0.Add(5500*time.Microsecond), t0.Add(time.Second), time.Second))
+			for _, at := range tc.accepted {
+				l.answered(l.record(t0.Add(at), true), t0.Add(at+2*time.Millisecond), accepted)
+			}
+			next := l.record(t0.Add(tc.refused), true)
+			l.answered(next, t0.Add(tc.refused+2*time.Millisecond), refused)
+			require.True(t, l.throttled(next, t0.Add(tc.refused), t0.Add(time.Second), time.Second))
 
-	require.Zero(t, l.lo, "the phase bounds the quota from above only")
-	require.Less(t, l.hi, 185.2, "the phase misses the bounds before")
-	assert.InDelta(t, backOff*l.hi, l.est, 0.01*l.hi, "the estimate backs off from the phase's bound %.1f", l.hi)
+			if tc.lower {
+				require.Greater(t, l.lo, minRate, "the phase bounds the quota from below")
+				require.Less(t, mid(l.lo, l.hi), backOff*l.hi, "settling between the bounds would settle under the back-off")
+			} else {
+				require.Zero(t, l.lo, "the phase bounds the quota from above only")
+			}
+			require.Less(t, l.hi, 185.2, "the phase misses the bounds before")
+			assert.InDelta(t, backOff*l.hi, l.est, 0.01*l.hi, "the estimate backs off from the phase's bound %.1f", l.hi)
+		})
+	}
 }

@@ -44,6 +44,8 @@ type Pacer struct {
 	// without jitter.
 	rtts     [64]time.Duration
 	answered int
+	// spread is the recent round trips' spread, most less least.
+	spread time.Duration
 	// lastOut is when the last request was let go, or written if later.
 	lastOut time.Time
 	// cold: a configured quota whose first answer has not come (see
@@ -53,7 +55,8 @@ type Pacer struct {
 	coldSent int
 	coldFrom time.Time
 	// unwritten holds the tickets of the requests let go and not yet
-	// written on the wire, under a configured burst of one (see Hold).
+	// written on the wire, where they are spaced from the answers (see
+	// Hold, answerSpaced).
 	unwritten map[uint64]struct{}
 	// nextEvent, once Hold handed it out, is closed at the next answer,
 	// request lost or request written.
@@ -91,7 +94,8 @@ func New(rps float64, burst int) *Pacer {
 const holdBound = time.Second
 
 // Hold reports whether the next request must wait for another to be
-// written or answered under a configured quota, and returns a channel
+// written or answered under a configured quota, or a learned bucket of
+// one or two (see answerSpaced), and returns a channel
 // closed when the next request is written or answered, and when the hold
 // ends without it. A server counts a request when it takes it, which a
 // new connection, or a client or server slow for a moment, puts later
@@ -121,7 +125,7 @@ func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 		until = p.lastOut.Add(holdBound)
 	case p.cold && p.coldSent >= p.configured.burst:
 		until = p.coldFrom.Add(holdBound)
-	case p.configured.gap > 0 && p.inflight > 0:
+	case (p.configured.gap > 0 || p.adaptive.gap > 0) && p.inflight > 0:
 		until = p.lastOut.Add(holdBound)
 	default:
 		return nil, time.Time{}, false
@@ -191,10 +195,13 @@ func (p *Pacer) Earliest(now time.Time) time.Time {
 
 func (p *Pacer) earliest(now time.Time) time.Time {
 	at := later(p.configured.earliest(), p.adaptive.earliest())
-	if p.configured.gap > 0 && p.inflight > 0 && !now.Before(at) {
-		// a request let go late is forgiven only with the answers in, to
-		// show how late the server counted it (see spaceFromTheAnswer)
-		at = later(at, p.lastOut.Add(p.configured.interval))
+	for _, s := range [...]*spacing{&p.configured, &p.adaptive} {
+		if s.gap > 0 && p.inflight > 0 && !now.Before(at) {
+			// a request let go late is forgiven only with the answers
+			// in, to show how late the server counted it (see
+			// spaceFromTheAnswer)
+			at = later(at, p.lastOut.Add(s.interval))
+		}
 	}
 	return later(now, later(p.pauseUntil, at))
 }
@@ -227,7 +234,7 @@ func (p *Pacer) Send(now time.Time) Ticket {
 	}
 	p.lastOut = later(p.lastOut, now)
 	t := Ticket{Sent: now, id: p.learner.record(now, paced)}
-	if p.quotaBurst == 1 {
+	if s, _ := p.answerSpaced(); s != nil {
 		if p.unwritten == nil {
 			p.unwritten = map[uint64]struct{}{}
 		}
@@ -289,7 +296,6 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	defer p.mu.Unlock()
 	p.inflight--
 	p.warm(now)
-	p.takeTheRoundTrip(now, t)
 	defer p.moved(t)
 	switch {
 	case ok:
@@ -319,17 +325,20 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 		e.Pause = p.pause(now, a.Limit.Reset) // the quota is used up: wait for it, not for a 429
 	}
 	p.follow(now)
+	p.takeTheRoundTrip(now, t)
 	return e
 }
 
 // takeTheRoundTrip takes the round trip of the request of ticket t,
-// answered at now, under a configured quota with a burst of one or two,
-// where the spare token is none or one: the round trips show how late the
-// server may have counted a request, and how much the jitter in transit
-// takes of that token.
+// answered at now, where the server's bucket is known to hold one or two
+// (configured; or learned, once the jitter in transit cost a request its
+// token: see answerSpaced), so that the spare token is none or one: the
+// round trips show how late the server may have counted a request, and
+// how much the jitter in transit takes of that token.
 func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 	rtt := now.Sub(t.Sent)
-	if p.quotaBurst < 1 || p.quotaBurst > 2 || rtt < 0 || t.Sent.IsZero() {
+	configured := p.quotaBurst == 1 || p.quotaBurst == 2
+	if (!configured && !p.learner.jittery) || rtt < 0 || t.Sent.IsZero() {
 		return
 	}
 	p.rtts[p.answered%len(p.rtts)] = rtt
@@ -338,28 +347,54 @@ func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 	sorted := recent[:min(p.answered, len(recent))]
 	slices.Sort(sorted)
 	least, median, most := sorted[0], sorted[len(sorted)/2], sorted[len(sorted)-1]
+	p.spread = most - least
 	known := p.narrowed == 0 && p.answered >= 16
-	if p.quotaBurst == 1 {
-		p.spaceFromTheAnswer(t, rtt, least, median, most, known)
-	} else {
+	if spaced, quota := p.answerSpaced(); spaced != nil {
+		spaceFromTheAnswer(spaced, quota, t, rtt, least, median, most, known)
+	}
+	if p.quotaBurst == 2 {
 		p.slackFromTheSpread(most-least, known)
 	}
 }
 
+// answerSpaced returns the spacing whose requests are spaced from their
+// writes and answers (see Hold and spaceFromTheAnswer), and the rate of
+// the server's bucket it keeps under: the configured one, with a burst of
+// one; the learned one, where the server announced nothing, the phases
+// leave only buckets of one or two possible (see
+// learner.atMostTwoTokens), whose spare token the jitter may have spent,
+// a refusal was taken for the jitter (see learner.jittered), and the
+// recent round trips spread by more than the learner settles under its
+// estimate (settleBelow), which absorbs less: at the estimate, or at the
+// rate allowed when the curve probes above it (so that the hold for an
+// answer never keeps the client under the rate it allows). Nil
+// elsewhere: a spare token, or the margin, absorbs a request counted
+// late, and spacing from the answers would cost the rate for nothing.
+func (p *Pacer) answerSpaced() (*spacing, float64) {
+	switch {
+	case p.quotaBurst == 1:
+		return &p.configured, p.quota
+	case p.announced == 0 && p.learner.jittery && p.learner.atMostTwoTokens() && p.spread.Seconds() > settleBelow/p.learner.est:
+		return &p.adaptive, max(p.learner.est, p.adaptive.rate())
+	}
+	return nil, 0
+}
+
 // spaceFromTheAnswer takes the round trip rtt of the request of ticket t
-// under a burst of one, where no spare token absorbs a request that
-// reaches the server's count late; least, median and most are the recent
-// round trips', and known says 16 are known, with no throttle since under
-// the configured rate. The server counted the request somewhere within
-// its round trip: one longer than the least of the recent ones may have
-// been counted that much later than it was sent (it waited for a
-// connection, or the server took longer before counting it), which would
-// bring the next request closer to it than the rate allows. The next
-// token is due no sooner than the least time between two requests after
-// the send, plus that excess. (With a larger burst the spare token the
-// client keeps absorbs it.)
+// into the spacing s, under a bucket of quota requests a second (see
+// answerSpaced) with no spare token to absorb a request that reaches the
+// server's count late; least, median and most are the recent round
+// trips', and known says 16 are known, with no throttle since under a
+// configured rate. The server counted the request somewhere within its
+// round trip: one longer than the least of the recent ones may have been
+// counted that much later than it was sent (it waited for a connection,
+// or the server took longer before counting it), which would bring the
+// next request closer to it than the rate allows. The next token is due
+// no sooner than the least time between two requests after the send,
+// plus that excess. (With a larger burst the spare token the client
+// keeps absorbs it.)
 //
-// That least time is the configured interval until the round trips are
+// That least time is the spacing's interval until the round trips are
 // known. Then, while the recent round trips all came back within the
 // quota's spacing (an answer is in before the next request goes, to push
 // it back), it is the quota's spacing plus their median excess over the
@@ -371,14 +406,14 @@ func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 // show; and a request whose turn comes while an answer is still out (a
 // loaded client may take it in late) waits an interval after the last
 // request went, as before.
-func (p *Pacer) spaceFromTheAnswer(t Ticket, rtt, least, median, most time.Duration, known bool) {
-	spacing := time.Duration(float64(time.Second) / p.quota)
-	p.configured.gap = 0
+func spaceFromTheAnswer(s *spacing, quota float64, t Ticket, rtt, least, median, most time.Duration, known bool) {
+	spacing := time.Duration(float64(time.Second) / quota)
+	s.gap = 0
 	if known && most < spacing {
-		p.configured.gap = spacing + median - least
+		s.gap = spacing + median - least
 	}
 	if excess := rtt - least; excess > 0 {
-		p.configured.delay(t.Sent.Add(excess))
+		s.delay(t.Sent.Add(excess))
 	}
 }
 
@@ -438,7 +473,7 @@ func (p *Pacer) follow(now time.Time) {
 	if r := p.learner.rate(); r != p.adaptive.rate() {
 		p.adaptive.set(now, r, 1)
 	}
-	p.adaptive.slack = 0
+	p.adaptive.slack, p.adaptive.gap = 0, 0 // the answer sets the gap again (see takeTheRoundTrip)
 	if p.learner.forgivesLateness() {
 		p.adaptive.slack = p.adaptive.interval / 2
 	}
