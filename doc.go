@@ -306,10 +306,10 @@
 //     two, once a refusal has been taken for the jitter in transit, and
 //     while the round trips spread by more than the 3 % the client keeps
 //     under its estimate, the requests are spaced from their writes and
-//     answers as under [WithRateLimit] with a burst of one (above): a
-//     request the server counted late then costs the next one nothing,
-//     where it used to have it refused and the learned rate lowered. A
-//     parallel walk's requests in flight
+//     answers as under [WithRateLimit] with a burst of one (above), so
+//     that a request the server counted late seldom has the next one
+//     refused and the learned rate lowered (simulated stalls: no throttle
+//     storm, where there were some). A parallel walk's requests in flight
 //     follow the same rate, and its window opens as pages come (four
 //     requests at first, one more for each page taken), so that the first
 //     throttle finds a few of them in flight, not the whole read-ahead.
