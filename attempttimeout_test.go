@@ -70,7 +70,9 @@ func TestAttemptTimeoutHasItsOwnError(t *testing.T) {
 		t.Parallel()
 		srv := ugctest.NewServer(t)
 		srv.FailNext(1, ugctest.Stall(time.Minute))
-		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		// long enough for the request to reach the stall on a loaded
+		// machine under -race (20 ms was not, once)
+		ctx, cancel := context.WithTimeout(context.Background(), 25*bound)
 		defer cancel()
 		_, err := srv.Client(ugc.WithAttemptTimeout(time.Minute)).Posts(ctx, nil)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
