@@ -601,11 +601,11 @@ func applyClientOptions(o *options, opts []Option) error {
 // burst at once, then waits for the first answer (a second at most, and
 // no longer than a call's bound), and its bucket refills from there: a
 // server slow to take its first requests counts them late, and a bucket
-// refilled from the sends would run ahead of its own. After that, the spare token absorbs a
-// request the server counts up to one token's interval late, and the 3 %
-// rebuild more while the walk lasts; a server that stalls longer than
-// that can still refuse one. With a burst of 1 there is no spare token:
-// see the package documentation, "Rate limits".
+// refilled from the sends would run ahead of its own. After that, the
+// spare token absorbs a request the server counts up to one token's
+// interval late, and the 3 % rebuild more while the walk lasts; a server
+// that stalls longer than that can still refuse one. With a burst of 1
+// there is no spare token: see the package documentation, "Rate limits".
 //
 // Without it the client is adaptive: it sends as fast as it is asked to
 // until a server throttles it (a 429, or a 503 naming a wait) or tells it

@@ -547,11 +547,10 @@ func TestThrottleBudgetGivenToACallOrWalk(t *testing.T) {
 // stayed full, and wasted its refill, until it counted them; this one
 // sends its burst, then waits for the first answer to show when the
 // server counted it. Generated buckets: 50 to 200 requests a second,
-// bursts of 2 to 10 (a burst of one has no
-// spare token for the jitter of the connections that follow: see
-// WithRateLimit); 6 cases (about 2 s, sleeping), 18 with
-// UGC_TEST_HEAVY=1. Not under the race detector, which slows the server
-// in this process past what the spare token absorbs.
+// bursts of 2 to 10 (a burst of one has no spare token for the jitter of
+// the connections that follow: see WithRateLimit); 6 cases (about 2 s,
+// sleeping), 18 with UGC_TEST_HEAVY=1. Not under the race detector, which
+// slows the server in this process past what the spare token absorbs.
 func TestRateLimitOutlastsAServerSlowToCountItsFirstRequests(t *testing.T) {
 	if raceEnabled() {
 		t.Skip("the race detector slows the server past what a spare token absorbs")

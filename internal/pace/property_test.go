@@ -527,10 +527,12 @@ func TestLearnedPaceBehindAWindowCounter(t *testing.T) {
 // bucket of one cannot absorb such a spike (the request after a delayed
 // one finds no token), and the rate a client can keep is about q ÷ (1 +
 // q × the spike). Of the walks that met a throttle, 99.5 % end at half
-// the quota or more (FinalRate within twice it): measured, 1 of 1,983
-// under half. A phase that bounds the quota from above only used to
-// settle the rate at 0.3 of that bound (see
-// TestAPhaseBoundedOnlyFromAboveBacksOffFromItsBound): 22 of 1,983 then.
+// the quota or more (FinalRate within twice it): measured, none of 1,983
+// under half (1 before the learned bucket of one was spaced from its
+// answers: see TestALearnedBucketOfOneIsSpacedFromItsAnswers). A phase
+// that bounds the quota from above only used to settle the rate at 0.3
+// of that bound (see TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn):
+// 22 of 1,983 then.
 // 200 walks (40 under -race; 2,000 with UGC_TEST_HEAVY=1).
 func TestTheLearnedRateOfABucketOfOneOutlastsItsJitter(t *testing.T) {
 	t.Parallel()
