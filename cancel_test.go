@@ -250,7 +250,9 @@ func TestAttemptTimeoutRetriesAStalledAttempt(t *testing.T) {
 	t.Parallel()
 	srv := ugctest.NewServer(t)
 	srv.FailNext(1, ugctest.Stall(time.Hour))
-	c := srv.Client(ugc.WithAttemptTimeout(100*time.Millisecond), ugc.WithRetryMax(2))
+	// the retry must be answered within the bound: long enough for a
+	// loaded machine under -race (100 ms was not, once)
+	c := srv.Client(ugc.WithAttemptTimeout(time.Second), ugc.WithRetryMax(2))
 
 	page, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 5})
 	require.NoError(t, err)
