@@ -614,13 +614,15 @@ func applyClientOptions(o *options, opts []Option) error {
 // the server accepted (see the package documentation, "Rate limits"), and
 // probes upward while answers succeed (see [WalkSummary.FinalRate]). The
 // adaptive rate also applies below a configured one. It returns an error
-// for a rate that is not positive and finite or a burst below 1.
+// for a rate outside 1e-6 (a request in 11.6 days) to 1e9 requests a
+// second, or a burst below 1; a burst larger than the rate refills in a
+// year paces as that one.
 //
 // Given to: NewClient.
 func WithRateLimit(rps float64, burst int) Option {
 	return clientOption("WithRateLimit", func(o *options) error {
-		if !(rps > 0) || rps > 1e9 {
-			return fmt.Errorf("WithRateLimit: need a positive, finite rate, got %v", rps)
+		if !(rps >= minRateLimit && rps <= maxRateLimit) {
+			return fmt.Errorf("WithRateLimit: need a rate from %v (a request in 11.6 days) to %v requests a second, got %v", minRateLimit, maxRateLimit, rps)
 		}
 		if burst < 1 {
 			return fmt.Errorf("WithRateLimit: need a burst of at least 1, got %d", burst)
@@ -629,6 +631,12 @@ func WithRateLimit(rps float64, burst int) Option {
 		return nil
 	})
 }
+
+// The rates WithRateLimit takes, in requests a second.
+const (
+	minRateLimit = 1e-6
+	maxRateLimit = 1e9
+)
 
 // WithThrottleBudget bounds the time a call may wait for the quota: for
 // its turn in the Client's pacing (a client-wide pause a server named, the

@@ -286,13 +286,38 @@ func TestRateLimitOptionsRefuseBadValues(t *testing.T) {
 	for name, opt := range map[string]ugc.Option{
 		"zero rate":        ugc.WithRateLimit(0, 1),
 		"negative rate":    ugc.WithRateLimit(-1, 1),
+		"NaN rate":         ugc.WithRateLimit(math.NaN(), 1),
 		"infinite rate":    ugc.WithRateLimit(1e300, 1),
+		"a rate over 1e9":  ugc.WithRateLimit(2e9, 1),
+		"a rate too low":   ugc.WithRateLimit(1e-10, 1), // its interval overflows time.Duration
 		"zero burst":       ugc.WithRateLimit(1, 0),
+		"negative burst":   ugc.WithRateLimit(1, -3),
 		"negative budget":  ugc.WithThrottleBudget(-time.Second),
 		"negative retries": ugc.WithRetryBudget(-1),
 	} {
 		_, err := ugc.NewClient("https://api.example.com", "k", opt)
 		assert.Error(t, err, name)
+	}
+	_, err := ugc.NewClient("https://api.example.com", "k", ugc.WithRateLimit(1e-10, 1))
+	assert.EqualError(t, err, "ugc: NewClient: WithRateLimit: need a rate from 1e-06 (a request in 11.6 days) to 1e+09 requests a second, got 1e-10")
+}
+
+// TestRateLimitTakesAHugeBurst: a burst too large to refill in a lifetime
+// lets requests go as a full bucket does, without waiting, and is never
+// read as a wait of years.
+func TestRateLimitTakesAHugeBurst(t *testing.T) {
+	t.Parallel()
+	for _, burst := range []int{1 << 40, 1 << 62, math.MaxInt} {
+		srv := ugctest.NewServer(t)
+		var waited atomic.Int64
+		c := srv.Client(ugc.WithRateLimit(5, burst), ugc.WithAttemptObserver(func(_ context.Context, i ugc.AttemptInfo) {
+			waited.Add(int64(i.QuotaWait))
+		}))
+		for k := range 5 {
+			_, err := c.Posts(context.Background(), nil)
+			require.NoError(t, err, "burst %d, call %d", burst, k)
+		}
+		assert.Less(t, time.Duration(waited.Load()), time.Second, "burst %d: the time five calls waited for their turns", burst)
 	}
 }
 

@@ -449,7 +449,7 @@ func (p *Pacer) Lost(now time.Time, t Ticket) {
 // client lets go before the next token.
 func (p *Pacer) announce(now time.Time, l Limit) {
 	p.active.Store(true)
-	if l.Remaining > 0 && l.Remaining+1 > p.capacity {
+	if l.Remaining > 0 && l.Remaining < math.MaxInt && l.Remaining+1 > p.capacity {
 		p.capacity = l.Remaining + 1
 	}
 	if r := l.Rate(); r > 0 && r != p.announced {

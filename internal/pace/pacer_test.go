@@ -215,3 +215,31 @@ func TestPacerHoldsABurstOfOneForTheWriteAndTheAnswer(t *testing.T) {
 	q.Send(now) // never written: a larger burst holds nothing for writes
 	assert.False(t, func() bool { _, _, h := q.Hold(); return h }())
 }
+
+// TestPacerTakesAnyHeaders: whatever a server's headers say of its quota
+// (a policy of one request in centuries, or of more than an int holds a
+// nanosecond, a Remaining as large as an int), the next request is due
+// no sooner than now and no later than the longest interval a spacing
+// keeps, and the one after it never before it.
+func TestPacerTakesAnyHeaders(t *testing.T) {
+	t.Parallel()
+	const maxInt = int(^uint(0) >> 1)
+	for _, l := range []Limit{
+		{Limit: 1, Window: time.Duration(1<<63 - 1), Remaining: 1},
+		{Limit: maxInt, Window: 1, Remaining: maxInt},
+		{Limit: maxInt, Window: time.Duration(1<<63 - 1), Remaining: maxInt - 1},
+		{Limit: -1, Remaining: maxInt},
+		{Limit: 3, Window: time.Second, Remaining: maxInt},
+	} {
+		p := New(0, 0)
+		now := simEpoch
+		for k := range 3 {
+			ticket := p.Send(p.Earliest(now))
+			p.Answered(ticket.Sent, ticket, Answer{Status: http.StatusOK, Limit: l, Found: true})
+			next := p.Earliest(ticket.Sent)
+			assert.False(t, next.Before(ticket.Sent), "%+v: request %d: the next is due before it", l, k)
+			assert.False(t, next.After(ticket.Sent.Add(maxSpan)), "%+v: request %d: the next is due past a year", l, k)
+			now = next
+		}
+	}
+}

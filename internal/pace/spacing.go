@@ -102,19 +102,29 @@ func (s *spacing) holdUntil(t time.Time) {
 	}
 }
 
+// maxSpan bounds the time between two tokens and the time a bucket takes
+// to fill: a year, past which a bucket paces no differently (no walk
+// waits so long), and far inside time.Duration's range (292 years) in every
+// sum a spacing makes, whatever rate and burst it is given (a server's
+// headers may say anything).
+const maxSpan = 365 * 24 * time.Hour
+
 // set changes the rate (requests a second; 0 or less turns the cap off)
-// and the burst at now, keeping the tokens the bucket holds.
+// and the burst at now, keeping the tokens the bucket holds. The interval
+// is a nanosecond at least and maxSpan at most, and the burst no more than
+// fills in maxSpan.
 func (s *spacing) set(now time.Time, rps float64, burst int) {
-	if rps <= 0 {
+	if !(rps > 0) {
 		*s = spacing{}
 		return
 	}
+	interval := time.Duration(min(max(float64(time.Second)/rps, 1), float64(maxSpan)))
+	burst = min(max(burst, 1), int(maxSpan/interval))
 	tokens := float64(burst)
 	if s.on() {
 		tokens = min(max(s.tokens(now), 0), float64(burst))
 	}
-	s.interval = max(time.Duration(float64(time.Second)/rps), 1)
-	s.burst = max(burst, 1)
+	s.interval, s.burst = interval, burst
 	s.due = now.Add(time.Duration((float64(s.burst) - tokens) * float64(s.interval)))
 	s.gap, s.slack = 0, 0
 }

@@ -42,3 +42,32 @@ func TestSpacingForgivesALateRequestItsSlack(t *testing.T) {
 	strict.set(start, 50, 1)
 	assert.Zero(t, strict.slack, "a new rate sets no slack")
 }
+
+// TestSpacingTakesAnyRateAndBurst: a rate too low for time.Duration, or a
+// burst whose refill would overflow it, paces as the slowest interval and
+// the largest bucket a spacing keeps (see maxSpan): a full bucket lets its
+// burst go at once, and nothing wraps around to let a request go early.
+func TestSpacingTakesAnyRateAndBurst(t *testing.T) {
+	t.Parallel()
+	start := simEpoch
+	huge := spacing{}
+	huge.set(start, 5, 1<<62)
+	for k := range 1000 {
+		assert.False(t, huge.earliest().After(start), "request %d of a huge burst waits", k)
+		huge.take(start)
+	}
+	assert.Equal(t, int(maxSpan/(200*time.Millisecond)), huge.burst)
+
+	slow := spacing{}
+	slow.set(start, 1e-12, 3)
+	assert.Equal(t, maxSpan, slow.interval)
+	assert.Equal(t, 1, slow.burst)
+	slow.take(start)
+	assert.Equal(t, start.Add(maxSpan), slow.earliest(), "the next a year on, not at once")
+	slow.set(start, 1e-300, 1<<62)
+	assert.Equal(t, start.Add(maxSpan), slow.earliest(), "a new rate keeps the tokens: none")
+
+	fast := spacing{}
+	fast.set(start, 1e300, 2)
+	assert.Equal(t, time.Duration(1), fast.interval)
+}
