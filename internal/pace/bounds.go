@@ -1,0 +1,231 @@
+package pace
+
+import "math"
+
+// What a phase proves. A phase is the requests from the end of one pause
+// to the throttle that ends it (the first phase: from the first request).
+// Replayed on the times they were sent, through a token bucket of rate q
+// holding at most b, every request accepted found a token and the
+// throttled one did not; for each size b, that bounds q from below and
+// above (a candidate), as far as the jitter in transit lets the replay
+// stand for the server's bucket. The learner keeps the candidates the
+// phases agree on, and estimates the quota between their bounds.
+
+// candidate is a size b the server's bucket may have, and the bounds on
+// its rate that the phases since the quota last changed prove for it.
+type candidate struct{ b, lo, hi float64 }
+
+// agreeing returns, for each size of bucket both cands and phase hold
+// bounds for, the bounds both prove, where they overlap; or, where they
+// miss each other by gap or less, the gap between them (the jitter in
+// transit moves bounds that tight by about so much: a phase that misses
+// the last by so little found the quota where it was, not a new one).
+func agreeing(cands, phase []candidate, gap float64) []candidate {
+	var out []candidate
+	for _, c := range cands {
+		for _, p := range phase {
+			switch lo, hi := max(c.lo, p.lo), min(c.hi, p.hi); {
+			case p.b != c.b:
+			case lo <= hi:
+				out = append(out, candidate{c.b, lo, hi})
+			case lo-hi <= gap:
+				out = append(out, candidate{c.b, hi, lo})
+			}
+		}
+	}
+	return out
+}
+
+// phaseBounds returns, for each size b the server's bucket may have (from
+// one to what the first phase accepted), the bounds on q that the phase
+// the throttle of ticket i ends proves, where some q explains it.
+func (l *learner) phaseBounds(i uint64) []candidate {
+	return l.windowBounds(l.phaseWindow(), i)
+}
+
+// windowBounds returns, for each size b the server's bucket may have
+// (from one to what the first phase accepted), the bounds on q that the
+// requests of w up to the throttle of ticket i prove, where some q
+// explains them.
+func (l *learner) windowBounds(w window, i uint64) []candidate {
+	var out []candidate
+	for _, b := range bucketSizes(l.firstAccepted) {
+		if lo, hi := l.bounds(w, i, b); lo <= hi && hi > 0 {
+			out = append(out, candidate{b, lo, hi})
+		}
+	}
+	return out
+}
+
+// bucketSizes returns the sizes of bucket the learner tells apart, up to
+// most, what the first phase accepted (the bucket, and what refilled it
+// while the phase lasted): every one up to 4 and the last denseSizes,
+// steps of about a third between.
+func bucketSizes(most float64) []float64 {
+	most = max(math.Floor(most), 1)
+	var out []float64
+	for b := 1.0; b <= most; b = max(b+1, min(math.Round(b*4/3), most-denseSizes)) {
+		out = append(out, b)
+	}
+	return out
+}
+
+// Slack of the lower bound, in tokens: a request's time in transit
+// varies, so the server's bucket is not exactly the one replayed on send
+// times. It is kept small: on a bucket of one a token is the whole of the
+// quota's spacing, and a tenth of one put the estimate a tenth under it.
+const boundSlack = 0.02
+
+// bounds returns the bounds on q that the phase the throttle of ticket i
+// ends proves, for a bucket holding at most b: every request accepted had
+// a token (q at least lo), the throttled one had none (q below hi). The
+// replay runs on the times the requests were sent, and the server's
+// bucket on the times they arrived: each bound gives way by the refill of
+// the spread of the times in transit (half that of the round trips), and
+// the lower by boundSlack more for an accepted request, which may have
+// arrived that much later than its sending says. The throttled request is
+// taken as arriving later by the spread: that keeps the upper bound, and
+// the estimate, on the low side (taken as arriving earlier, a request
+// refused by a bucket of one, whose gap the spread swallows, proves
+// nothing, and the client would go on sending into the throttle). A
+// request refused by a bucket of one found it a fraction of a token
+// short, no more: a slack on the upper bound would put it that fraction
+// of the quota under the rate that was refused.
+func (l *learner) bounds(w window, i uint64, b float64) (lo, hi float64) {
+	spread := l.transitSpread(w, i)
+	lo = bisect(func(q float64) bool { return l.replay(w, i, q, b, false, 0) >= 1-boundSlack-q*spread })
+	hi = bisect(func(q float64) bool { return l.replay(w, i, q, b, true, spread) >= 1 })
+	return lo, hi
+}
+
+// transitSpread returns half the spread of the round trips of the
+// requests of w up to ticket i, in seconds.
+func (l *learner) transitSpread(w window, i uint64) float64 {
+	least, most := math.Inf(1), 0.0
+	for k := max(w.from, l.oldest()); k <= int(i); k++ {
+		if rtt := l.hist[k%histLen].rtt; rtt > 0 {
+			least, most = min(least, rtt), max(most, rtt)
+		}
+	}
+	if most < least {
+		return 0
+	}
+	return (most - least) / 2
+}
+
+// bisect returns the least q for which ok holds, ok being monotone.
+func bisect(ok func(q float64) bool) float64 {
+	qlo, qhi := 0.0, 1.0
+	for !ok(qhi) {
+		if qhi *= 2; qhi > maxRate {
+			return maxRate
+		}
+	}
+	for qhi-qlo > qhi*1e-4 {
+		if qhi < minRate/16 {
+			return 0
+		}
+		m := (qlo + qhi) / 2
+		if ok(m) {
+			qhi = m
+		} else {
+			qlo = m
+		}
+	}
+	return qhi
+}
+
+// window is the requests a replay runs over: from the ticket from on,
+// the bucket refilling from start (in seconds since the epoch), full
+// then, or holding what the pause before it refilled.
+type window struct {
+	from  int
+	start float64
+	full  bool
+	pause float64
+}
+
+// phaseWindow is the phase since the end of the last pause. If its first
+// record is forgotten, it begins with the oldest remembered and a full
+// bucket.
+func (l *learner) phaseWindow() window {
+	if !l.remembered(int(l.from)) {
+		lo := l.oldest()
+		return window{from: lo, start: l.hist[lo%histLen].sent, full: true}
+	}
+	return window{from: int(l.from), start: l.seconds(l.phase), pause: l.pause.Seconds()}
+}
+
+// oneAtATime reports whether each request of w up to ticket i was sent
+// after the answer to the one before it had come.
+func (l *learner) oneAtATime(w window, i uint64) bool {
+	for k := max(w.from, l.oldest()) + 1; k <= int(i); k++ {
+		prev := &l.hist[(k-1)%histLen]
+		if prev.rtt == 0 || l.hist[k%histLen].sent < prev.sent+prev.rtt {
+			return false
+		}
+	}
+	return true
+}
+
+// countBounds returns, for each size b the server's bucket may have, the
+// least q that the count of what the first phase accepted proves,
+// whatever the order its requests arrived in: a bucket of b accepts at
+// most b and what refilled it while they arrived, between the first
+// sending and the last answer.
+func (l *learner) countBounds() []candidate {
+	first, last := l.oldest(), 0.0
+	for k := first; k < l.firstEnd; k++ {
+		r := &l.hist[k%histLen]
+		last = max(last, r.sent+r.rtt)
+	}
+	span := last - l.hist[first%histLen].sent
+	var out []candidate
+	for _, b := range bucketSizes(l.firstAccepted) {
+		out = append(out, candidate{b, max(l.firstAccepted-b, 0) / max(span, 1e-9), math.Inf(1)})
+	}
+	return out
+}
+
+// firstWindow is the first phase: the oldest request remembered found a
+// full bucket.
+func (l *learner) firstWindow() window {
+	lo := l.oldest()
+	return window{from: lo, start: l.hist[lo%histLen].sent, full: true}
+}
+
+// replay runs a bucket of rate q holding at most b over the requests of w
+// before the throttle of ticket i. For the lower bound it returns the
+// fewest tokens an accepted request found; for the upper (upper), the
+// tokens the throttled request found, arriving late seconds after it was
+// sent. An answer not yet come (or none) may or may not have taken a
+// token, and a window after a pause begins with what the pause refilled
+// to what the bucket held at the throttle, which was less than a token:
+// each bound assumes what makes it weakest.
+func (l *learner) replay(w window, i uint64, q, b float64, upper bool, late float64) float64 {
+	tokens := b
+	if !w.full {
+		held := 1.0
+		if upper {
+			held = 0
+		}
+		tokens = min(b, held+q*w.pause)
+	}
+	prev, least := w.start, math.Inf(1)
+	for k := max(w.from, l.oldest()); k < int(i); k++ {
+		r := &l.hist[k%histLen]
+		tokens = min(b, tokens+q*max(r.sent-prev, 0))
+		prev = r.sent
+		switch {
+		case r.outcome == accepted:
+			least = min(least, tokens)
+			tokens--
+		case r.outcome != refused && upper:
+			tokens--
+		}
+	}
+	if !upper {
+		return least
+	}
+	return min(b, tokens+q*(max(l.hist[i%histLen].sent-prev, 0)+late))
+}
