@@ -27,7 +27,7 @@ func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 	}
 	p.rtts[p.answered%len(p.rtts)] = rtt
 	p.answered++
-	recent := p.rtts
+	recent := p.rtts // a copy, to sort: the ring keeps its order
 	sorted := recent[:min(p.answered, len(recent))]
 	slices.Sort(sorted)
 	least, median, most := sorted[0], sorted[len(sorted)/2], sorted[len(sorted)-1]
