@@ -2,6 +2,7 @@ package ugctest_test
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -225,10 +226,19 @@ func TestControlAPIQuota(t *testing.T) {
 
 func TestWithQuotaRefusesBadValues(t *testing.T) {
 	t.Parallel()
-	for _, q := range []ugctest.QuotaConfig{{RPS: 0, Burst: 1}, {RPS: -1, Burst: 1}, {RPS: 1, Burst: 0}} {
+	for _, q := range []ugctest.QuotaConfig{
+		{RPS: 0, Burst: 1}, {RPS: -1, Burst: 1}, {RPS: 1, Burst: 0}, {RPS: math.NaN(), Burst: 1}, {RPS: 2e6, Burst: 1},
+		{RPS: 1e-12, Burst: 1}, // its wait for a token overflowed a time.Duration: Retry-After: 1, a negative window
+	} {
 		_, err := ugctest.NewHandler(nil, "k", ugctest.WithQuota(q.RPS, q.Burst))
 		assert.Error(t, err, "%+v", q)
 	}
+	// the least rate: its wait and window still told whole
+	slowest := ugctest.NewServer(t, ugctest.WithQuota(1e-6, 1))
+	assert.Equal(t, http.StatusOK, get(t, slowest, "/v1/posts?limit=1").status)
+	refused := get(t, slowest, "/v1/posts?limit=1")
+	assert.Equal(t, http.StatusTooManyRequests, refused.status)
+	assert.Equal(t, "1000000", refused.header.Get("Retry-After"))
 	h, err := ugctest.NewHandler(nil, "k")
 	require.NoError(t, err)
 	assert.Error(t, h.SetQuota(1, 0))

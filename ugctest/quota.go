@@ -55,9 +55,9 @@ const maxQuotaKeys = 10000
 
 // WithQuota puts the server behind a quota of rps requests a second per
 // API key, in bursts of at most burst, that tells its state in rate-limit
-// headers (see [Handler.SetQuota]). An option that cannot work (rps not
-// positive, burst below 1) makes [NewHandler] return an error, and
-// [NewServer] fail the test.
+// headers (see [Handler.SetQuota]). An option that cannot work (rps
+// outside 10⁻⁶ to 10⁶, burst below 1) makes [NewHandler] return an error,
+// and [NewServer] fail the test.
 func WithQuota(rps float64, burst int) Option {
 	return WithQuotaConfig(QuotaConfig{RPS: rps, Burst: burst})
 }
@@ -85,9 +85,17 @@ type QuotaConfig struct {
 	RetryAfterOnly bool `json:"retryAfterOnly,omitempty"`
 }
 
+// The rates a quota takes, in requests a second: under the least, the
+// wait for a token (and Retry-After, and the policy's window) would not fit
+// a time.Duration.
+const (
+	minQuotaRate = 1e-6
+	maxQuotaRate = 1e6
+)
+
 func (q QuotaConfig) check() error {
-	if !(q.RPS > 0) || math.IsInf(q.RPS, 1) || q.RPS > 1e6 {
-		return fmt.Errorf("quota rate %v is not a positive number of requests a second (at most 10⁶)", q.RPS)
+	if !(q.RPS >= minQuotaRate && q.RPS <= maxQuotaRate) {
+		return fmt.Errorf("quota rate %v is not a number of requests a second from 10⁻⁶ (a request in 11.6 days) to 10⁶", q.RPS)
 	}
 	if q.Burst < 1 {
 		return fmt.Errorf("quota burst %d is below 1", q.Burst)
@@ -98,8 +106,9 @@ func (q QuotaConfig) check() error {
 // SetQuota puts the handler behind a quota of rps requests a second per
 // API key, in bursts of at most burst, that tells its state in rate-limit
 // headers, replacing any quota (every key's bucket starts full). It
-// returns an error, changing nothing, for a rate that is not positive and
-// finite or a burst below 1. Safe to call while the handler serves.
+// returns an error, changing nothing, for a rate outside 10⁻⁶ to 10⁶
+// requests a second or a burst below 1. Safe to call while the handler
+// serves.
 func (h *Handler) SetQuota(rps float64, burst int) error {
 	return h.SetQuotaConfig(QuotaConfig{RPS: rps, Burst: burst})
 }
