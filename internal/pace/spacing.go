@@ -119,7 +119,7 @@ func (s *spacing) set(now time.Time, rps float64, burst int) {
 		return
 	}
 	interval := time.Duration(min(max(float64(time.Second)/rps, 1), float64(maxSpan)))
-	burst = min(max(burst, 1), int(maxSpan/interval))
+	burst = int(min(time.Duration(max(burst, 1)), maxSpan/interval)) // in int64: no more than burst, whatever int holds
 	tokens := float64(burst)
 	if s.on() {
 		tokens = min(max(s.tokens(now), 0), float64(burst))

@@ -1,6 +1,7 @@
 package pace
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -51,7 +52,7 @@ func TestSpacingTakesAnyRateAndBurst(t *testing.T) {
 	t.Parallel()
 	start := simEpoch
 	huge := spacing{}
-	huge.set(start, 5, 1<<62)
+	huge.set(start, 5, math.MaxInt)
 	for k := range 1000 {
 		assert.False(t, huge.earliest().After(start), "request %d of a huge burst waits", k)
 		huge.take(start)
@@ -64,7 +65,7 @@ func TestSpacingTakesAnyRateAndBurst(t *testing.T) {
 	assert.Equal(t, 1, slow.burst)
 	slow.take(start)
 	assert.Equal(t, start.Add(maxSpan), slow.earliest(), "the next a year on, not at once")
-	slow.set(start, 1e-300, 1<<62)
+	slow.set(start, 1e-300, math.MaxInt)
 	assert.Equal(t, start.Add(maxSpan), slow.earliest(), "a new rate keeps the tokens: none")
 
 	fast := spacing{}
