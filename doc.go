@@ -272,9 +272,10 @@
 //     write, and from its send plus the excess of its round trip over
 //     the recent ones' least; once the answers show they come back
 //     within the quota's spacing, it also waits for an answer still out
-//     when it is due (a second at most), and, where the round trips vary
-//     by less than the 3 %, a request the pacing's timer let go late does
-//     not put the later ones back. That costs speed (measured 1.02 to
+//     when it is due (a second at most), and, where the recent round
+//     trips' median exceeds their least by less than the 3 % of the
+//     spacing kept under the quota, a request the pacing's timer let go
+//     late does not put the later ones back. That costs speed (measured 1.02 to
 //     1.11 times the quota's time at 20 to 50 a second, 1.16 to 1.54 at
 //     200; BENCHMARKS.md). At 200 a second most of it is the timer: Go's
 //     runtime, idle, wakes one up to a millisecond late, and a bucket of
