@@ -603,9 +603,12 @@ func applyClientOptions(o *options, opts []Option) error {
 // server slow to take its first requests counts them late, and a bucket
 // refilled from the sends would run ahead of its own. After that, the
 // spare token absorbs a request the server counts up to one token's
-// interval late, and the 3 % rebuild more while the walk lasts; a server
-// that stalls longer than that can still refuse one. With a burst of 1
-// there is no spare token: see the package documentation, "Rate limits".
+// interval late, and the 3 % rebuild more while the walk lasts. Where the
+// round trips spread by more than that (jitter in transit), each request
+// is taken as if the server counted it as late as they spread: that costs
+// speed where the server's burst has no tokens to spare for it, not
+// 429s. With a burst of 1 there is no spare token: see the package
+// documentation, "Rate limits".
 //
 // Without it the client is adaptive: it sends as fast as it is asked to
 // until a server throttles it (a 429, or a 503 naming a wait) or tells it

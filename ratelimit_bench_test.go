@@ -8,11 +8,14 @@ package ugc_test
 //
 //	go test -run '^$' -bench 'QuotaWalk/posts=2000/' -benchtime 1x .
 //	go test -run '^$' -bench 'QuotaCallers' -benchtime 1x .
+//	go test -run '^$' -bench 'QuotaJitter' -benchtime 1x .
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -59,7 +62,7 @@ func BenchmarkQuotaWalk(b *testing.B) {
 							name := fmt.Sprintf("posts=%d/quota=%v/burst=%d/server=%s/%s/%s", posts, rps, burst, server, options, mode.name)
 							q := ugctest.QuotaConfig{RPS: rps, Burst: burst, RetryAfterOnly: server == "retry-after-only"}
 							b.Run(name, func(b *testing.B) {
-								benchQuotaWalk(b, ds, posts, q, options == "rate-set", mode.opts, mode.walks)
+								benchQuotaWalk(b, ds, posts, q, 0, options == "rate-set", mode.opts, mode.walks)
 							})
 						}
 					}
@@ -69,7 +72,51 @@ func BenchmarkQuotaWalk(b *testing.B) {
 	}
 }
 
-func benchQuotaWalk(b *testing.B, ds *ugctest.Dataset, posts int, q ugctest.QuotaConfig, rateSet bool, opts []ugc.Option, walks int) {
+// BenchmarkQuotaJitter walks 2,000 posts (limit 25) with WithRateLimit
+// set to the quota, against the fake behind a quota of 50 or 200 requests
+// a second, in bursts of 1, 2 or 5, that says nothing but Retry-After, on
+// a way in that holds each request 0 to 5 or 20 ms at random before the
+// server counts it (the jitter in transit), in each mode. It reports what
+// BenchmarkQuotaWalk does.
+//
+//	go test -run '^$' -bench 'QuotaJitter' -benchtime 1x .
+func BenchmarkQuotaJitter(b *testing.B) {
+	const posts = 2000
+	ds := ugctest.Generate(posts, 18)
+	for _, rps := range []float64{50, 200} {
+		for _, burst := range []int{1, 2, 5} {
+			for _, jitter := range []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond} {
+				for _, mode := range quotaModes {
+					name := fmt.Sprintf("quota=%v/burst=%d/jitter=%v/%s", rps, burst, jitter, mode.name)
+					q := ugctest.QuotaConfig{RPS: rps, Burst: burst, RetryAfterOnly: true}
+					b.Run(name, func(b *testing.B) {
+						benchQuotaWalk(b, ds, posts, q, jitter, true, mode.opts, mode.walks)
+					})
+				}
+			}
+		}
+	}
+}
+
+// jittered holds each request to h for 0 to most at random (from seed)
+// before h takes it: the jitter in transit, which puts the server's count
+// later than the client sent the request, by more or less each time.
+func jittered(h http.Handler, most time.Duration, seed uint64) http.Handler {
+	if most <= 0 {
+		return h
+	}
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(seed, 3))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		d := time.Duration(rng.Int64N(int64(most) + 1))
+		mu.Unlock()
+		time.Sleep(d)
+		h.ServeHTTP(w, r)
+	})
+}
+
+func benchQuotaWalk(b *testing.B, ds *ugctest.Dataset, posts int, q ugctest.QuotaConfig, jitter time.Duration, rateSet bool, opts []ugc.Option, walks int) {
 	rps := q.RPS
 	var (
 		elapsed                   time.Duration
@@ -81,7 +128,7 @@ func benchQuotaWalk(b *testing.B, ds *ugctest.Dataset, posts int, q ugctest.Quot
 		if err != nil {
 			b.Fatal(err)
 		}
-		srv := httptest.NewServer(h)
+		srv := httptest.NewServer(jittered(h, jitter, 1))
 		clientOpts := []ugc.Option{ugc.WithStrictDecoding()}
 		if rateSet {
 			clientOpts = append(clientOpts, ugc.WithRateLimit(rps, q.Burst))

@@ -661,6 +661,85 @@ func TestRateLimitOutlastsAServerSlowToCountItsFirstRequests(t *testing.T) {
 	}
 }
 
+// TestRateLimitOutlastsJitterInTransit: WithRateLimit(q, b) against the
+// fake behind a quota of q, b that says nothing but Retry-After, on a way
+// in that holds each request at random for up to three of the quota's
+// intervals before the server counts it (more than the spare token
+// absorbs), in every mode: the server refuses nothing, and every post
+// comes once. 6 generated cases of 50 to 200 requests a second, bursts of
+// 1 to 5 (18 with UGC_TEST_HEAVY=1).
+func TestRateLimitOutlastsJitterInTransit(t *testing.T) {
+	if raceEnabled() {
+		t.Skip("the race detector slows the server past what the round trips showed")
+	}
+	t.Parallel()
+	modes := []struct {
+		name           string
+		opts           []ugc.Option
+		walks, callers int
+	}{
+		{"sequential", []ugc.Option{ugc.WithReadAhead(0)}, 1, 0},
+		{"prefetch", nil, 1, 0},
+		{"read-ahead-8", []ugc.Option{ugc.WithReadAhead(8)}, 1, 0},
+		{"two-walks", nil, 2, 0},
+		{"eight-callers", nil, 0, 8},
+		{"read-ahead-16", []ugc.Option{ugc.WithReadAhead(16)}, 1, 0},
+	}
+	for seed := range uint64(heavyOr(18, 6)) {
+		rng := rand.New(rand.NewPCG(seed, 63))
+		rps := math.Round(50 * math.Exp(rng.Float64()*math.Log(4)))
+		burst := 1 + rng.IntN(5)
+		jitter := time.Duration(rng.Float64() * 3 * float64(time.Second) / rps)
+		mode := modes[seed%uint64(len(modes))]
+		posts := 200 + rng.IntN(300)
+		t.Run(fmt.Sprintf("seed=%d/%s/quota=%v/burst=%d/jitter=%v/posts=%d", seed, mode.name, rps, burst, jitter.Round(time.Microsecond), posts), func(t *testing.T) {
+			t.Parallel()
+			h, err := ugctest.NewHandler(ugctest.Generate(posts, seed), "k", ugctest.WithRequestLogLimit(-1),
+				ugctest.WithQuotaConfig(ugctest.QuotaConfig{RPS: rps, Burst: burst, RetryAfterOnly: true}))
+			require.NoError(t, err)
+			srv := httptest.NewServer(jittered(h, jitter, seed))
+			t.Cleanup(srv.Close)
+			c, err := ugc.NewClient(srv.URL, "k", ugc.WithRateLimit(rps, burst))
+			require.NoError(t, err)
+			var wg sync.WaitGroup
+			for range mode.walks {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					seen := map[string]bool{}
+					for p, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, mode.opts...) {
+						if !assert.NoError(t, err) {
+							return
+						}
+						assert.False(t, seen[p.ID], "post %s came twice", p.ID)
+						seen[p.ID] = true
+					}
+					assert.Len(t, seen, posts)
+				}()
+			}
+			for range mode.callers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 4 {
+						_, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 1})
+						assert.NoError(t, err)
+					}
+				}()
+			}
+			wg.Wait()
+			reqs := h.Requests()
+			refused := 0
+			for _, r := range reqs {
+				if r.OverQuota {
+					refused++
+				}
+			}
+			assert.Zero(t, refused, "requests refused, of %d", len(reqs))
+		})
+	}
+}
+
 // TestKitClientsWaitForTheFirstAnswerInRealTime: a test kit's client skips
 // the waits a server names on its virtual clock, but the wait for the
 // first answer under WithRateLimit is none: four calls at once, past a

@@ -72,7 +72,8 @@ type Pacer struct {
 // token spare absorbs a request early by up to the quota's spacing, and
 // the 3 % a request early by 3 % of it with a burst of one (where, once
 // the round trips are known, the answers keep the requests apart, and the
-// 3 % absorbs a request let go late: see spaceFromTheAnswer).
+// 3 % absorbs a request let go late: see spaceFromTheAnswer). Where the
+// round trips spread by more, see roomForTheJitter.
 const Headroom = 0.03
 
 // New returns a pacer at rps requests a second, in bursts of up to burst,
@@ -109,13 +110,15 @@ const holdBound = time.Second
 //     bucket refills from when it counted the burst, and the client's
 //     refills from the first answer (see warm); the hold ends holdBound
 //     after the first request went;
-//   - with a burst of one, when the recent answers all came back within
-//     the quota's spacing (see spaceFromTheAnswer), so that one still out
-//     when the next is due is late: the next is spaced from that
-//     request's send plus its excess, once its answer shows it; the hold
-//     ends holdBound after the last request went. (Where the answers
-//     take longer than the spacing, the requests in flight overlap by
-//     design, and nothing waits.)
+//   - with a burst of one, until roundTripsKnown answers are in, and
+//     then when the recent answers all came back within the quota's
+//     spacing (see spaceFromTheAnswer), so that one still out when the
+//     next is due is late: the next is spaced from that request's send
+//     plus its excess, once its answer shows it; the hold ends holdBound
+//     after the last request went. (Where the answers take longer than
+//     the spacing, the requests in flight overlap by design, and nothing
+//     waits: each is spaced by the jitter the round trips show, see
+//     roomForTheJitter.)
 func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -124,7 +127,7 @@ func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 		until = p.lastOut.Add(holdBound)
 	case p.cold && p.coldSent >= p.configured.burst:
 		until = p.coldFrom.Add(holdBound)
-	case (p.configured.gap > 0 || p.adaptive.gap > 0) && p.inflight > 0:
+	case (p.configured.gap > 0 || p.adaptive.gap > 0 || p.quotaBurst == 1 && p.answered < roundTripsKnown) && p.inflight > 0:
 		until = p.lastOut.Add(holdBound)
 	default:
 		return nil, time.Time{}, false
@@ -254,8 +257,8 @@ func (p *Pacer) Wrote(t Ticket, at time.Time) {
 	if !at.After(t.Sent) {
 		return
 	}
-	p.configured.delay(at)
-	p.adaptive.delay(at)
+	p.configured.wrote(at)
+	p.adaptive.wrote(at)
 	p.lastOut = later(p.lastOut, at)
 }
 

@@ -54,8 +54,9 @@ func TestPacerNarrowsAConfiguredRateOnThrottles(t *testing.T) {
 // TestPacerSpacesFromALateAnswer: under a configured quota with a burst of
 // one, a request whose round trip is longer than the recent ones' least
 // may have been counted by the server that much later: the next one is due
-// an interval after its send plus the excess. Round trips alike move
-// nothing, and a larger burst's spare token absorbs the excess.
+// an interval after its send plus the excess (after its answer, until
+// the round trips are known). Round trips alike move nothing, and a
+// larger burst's spare token absorbs the excess.
 func TestPacerSpacesFromALateAnswer(t *testing.T) {
 	t.Parallel()
 	for _, burst := range []int{1, 5} {
@@ -63,16 +64,21 @@ func TestPacerSpacesFromALateAnswer(t *testing.T) {
 		now := simEpoch
 		interval := p.Interval()
 		ok := Answer{Status: http.StatusOK}
-		for range 5 { // round trips of 2 ms: nothing moves
+		for i := range roundTripsKnown { // round trips of 2 ms: nothing moves, once they are known
 			ticket := p.Send(now)
 			p.Answered(now.Add(2*time.Millisecond), ticket, ok)
+			if burst == 1 && i < roundTripsKnown-1 {
+				assert.Equal(t, now.Add(2*time.Millisecond+interval), p.configured.due, "answer %d: from the answer", i+1)
+			}
 			now = now.Add(interval)
 		}
 		ticket := p.Send(now)
 		due := p.configured.due                              // the next token, as the send left it
 		p.Answered(now.Add(12*time.Millisecond), ticket, ok) // 10 ms later than the least
 		if burst == 1 {
-			assert.Equal(t, now.Add(10*time.Millisecond+interval), p.configured.due, "burst 1: the excess is added")
+			// known round trips, all within the spacing: the least time to the
+			// next is the quota's spacing (see spaceFromTheAnswer)
+			assert.Equal(t, now.Add(10*time.Millisecond+100*time.Millisecond), p.configured.due, "burst 1: the excess is added")
 			assert.Equal(t, p.configured.due, p.Earliest(now))
 		} else {
 			assert.Equal(t, due, p.configured.due, "burst %d: the spare token absorbs it", burst)

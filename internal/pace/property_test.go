@@ -191,10 +191,13 @@ func TestLearnedPaceOnGeneratedBuckets(t *testing.T) {
 
 // TestConfiguredRateNeverRunsAhead sets the Pacer's rate to a bucket's own
 // (WithRateLimit(q, b) against a bucket of q, b that says nothing but
-// Retry-After), with as much jitter in transit as the headroom absorbs,
-// and 1 to 16 workers: the bucket never refuses a request, and the walk
-// gets 0.95 of the quota or more. 100 generated buckets (20 under -race;
-// 2,000 with UGC_TEST_HEAVY=1).
+// Retry-After), with as much jitter in its round trips as the headroom
+// absorbs (half of it each way: the client cannot tell the ways apart,
+// and takes the whole spread of its round trips for the way in; more is
+// TestConfiguredRateMakesRoomForTheJitter's), and 1 to 16 workers: the
+// bucket never refuses a request, and the walk gets 0.95 of the quota or
+// more. 100 generated buckets (20 under -race; 2,000 with
+// UGC_TEST_HEAVY=1).
 func TestConfiguredRateNeverRunsAhead(t *testing.T) {
 	t.Parallel()
 	cases := sampleSize(100, 20, 2000)
@@ -204,8 +207,8 @@ func TestConfiguredRateNeverRunsAhead(t *testing.T) {
 		burst := 1 + rng.IntN(20)
 		// The headroom absorbs a request early by what a burst of one
 		// less (one token) and a rate 3 % lower leave between it and the
-		// one before.
-		absorbed := (float64(min(burst-1, 1)) + Headroom) / rate
+		// one before: jitter each way up to half of that.
+		absorbed := (float64(min(burst-1, 1)) + Headroom) / rate / 2
 		c := simCase{
 			server:     bucketServer{rate: rate, burst: float64(burst)},
 			workers:    []int{1, 2, 8, 16}[rng.IntN(4)],
@@ -223,6 +226,60 @@ func TestConfiguredRateNeverRunsAhead(t *testing.T) {
 			assert.GreaterOrEqual(t, float64(r.accepted)/c.length.Seconds()/rate, 0.95, "%v", c)
 		}
 	}
+}
+
+// TestConfiguredRateMakesRoomForTheJitter sets the Pacer's rate to a
+// bucket's own (WithRateLimit(q, b) against a bucket of q, b that says
+// nothing but Retry-After) with more jitter in transit than a spare token
+// absorbs: up to 50 ms each way, at 1 to 1,000 requests a second, bursts
+// of 1 to 20, 1 to 16 workers, on a gate whose timers wake up to a
+// millisecond late. A bucket of two or more never refuses a request. A
+// bucket of one may refuse one, where a round trip comes back quicker than
+// any of the recent ones by more than its margin allows, in at most one
+// walk in a hundred (and one more). And the walk gets 0.9 or more of what the jitter
+// leaves: the quota, less an interval for what the round trips spread
+// past the server's spare tokens (see roomForTheJitter), or the workers'
+// own rate where that is lower. 100 generated buckets (20 under -race;
+// 4,000 with UGC_TEST_HEAVY=1).
+func TestConfiguredRateMakesRoomForTheJitter(t *testing.T) {
+	t.Parallel()
+	cases := sampleSize(100, 20, 4000)
+	refusedWalks := 0
+	for seed := range uint64(cases) {
+		rng := rand.New(rand.NewPCG(seed, 77))
+		rate := math.Round(math.Exp(rng.Float64()*math.Log(1000))*10) / 10
+		burst := 1 + rng.IntN(20)
+		c := simCase{
+			server:     bucketServer{rate: rate, burst: float64(burst)},
+			workers:    []int{1, 2, 8, 16}[rng.IntN(4)],
+			delay:      time.Duration(math.Exp(math.Log(100e3) + rng.Float64()*math.Log(200))),
+			jitter:     time.Duration(rng.Float64() * 50e6),
+			service:    200 * time.Microsecond,
+			late:       time.Duration(rng.Float64() * float64(time.Millisecond)),
+			length:     time.Duration(max(20, 2000/rate)) * time.Second,
+			configured: rate, configuredBurst: burst, seed: seed,
+		}
+		r := c.run()
+		if burst > 1 {
+			require.Zero(t, r.refused, "%v: refused", c)
+		}
+		require.LessOrEqual(t, r.refused, 1, "%v: refused", c)
+		if r.refused > 0 {
+			refusedWalks++
+			t.Logf("%v: refused one of %d", c, r.sent)
+		}
+		// The round trips spread by up to twice the jitter (it is drawn each
+		// way); what a spare token of the server's does not absorb widens the
+		// client's interval.
+		interval := time.Duration(float64(time.Second) / (rate * (1 - Headroom)))
+		over := max(2*c.jitter-time.Duration(burst-1)*interval, 0)
+		leaves := float64(time.Second) / float64(interval+over)
+		rtt := 2*(c.delay+c.jitter) + c.service + c.late
+		demand := float64(c.workers) / rtt.Seconds()
+		assert.GreaterOrEqual(t, float64(r.accepted)/c.length.Seconds(), 0.9*min(leaves, demand), "%v", c)
+	}
+	assert.LessOrEqual(t, refusedWalks, cases/100+1, "walks refused a request, of %d", cases)
+	t.Logf("%d of %d walks refused a request", refusedWalks, cases)
 }
 
 // TestABurstOfTwoForgivesLateTimers: WithRateLimit(q, 2) against a bucket

@@ -26,12 +26,17 @@ import (
 // spacing whose burst is one, for the learned rate (see
 // learner.forgivesLateness) and for a configured burst of two (see
 // Pacer.slackFromTheSpread).
+//
+// late, when set, is how much later than it went out the server may count
+// a request, past what the spare token absorbs (the jitter in transit: see
+// Pacer.roomForTheJitter): a request is taken as if it went out that late.
 type spacing struct {
 	interval time.Duration // between two tokens; 0: no cap
 	burst    int
 	due      time.Time
 	gap      time.Duration // 0: the interval
 	slack    time.Duration
+	late     time.Duration
 }
 
 // least returns the least time from a request to the next.
@@ -70,7 +75,7 @@ func (s *spacing) take(at time.Time) {
 		s.due = s.due.Add(s.interval)
 		return
 	}
-	s.due = later(s.due.Add(s.interval), at.Add(s.least()))
+	s.due = later(s.due.Add(s.interval), at.Add(s.late+s.least()))
 }
 
 // delay takes a request, taken earlier, that went out at at: the next
@@ -81,6 +86,10 @@ func (s *spacing) delay(at time.Time) {
 		s.due = later(s.due, at.Add(s.least()-s.slack))
 	}
 }
+
+// wrote takes a request, taken earlier, written at at: as delay, counted
+// as late as the jitter in transit allows.
+func (s *spacing) wrote(at time.Time) { s.delay(at.Add(s.late)) }
 
 // tokens returns the tokens the bucket holds at now.
 func (s *spacing) tokens(now time.Time) float64 {
@@ -126,7 +135,7 @@ func (s *spacing) set(now time.Time, rps float64, burst int) {
 	}
 	s.interval, s.burst = interval, burst
 	s.due = now.Add(time.Duration((float64(s.burst) - tokens) * float64(s.interval)))
-	s.gap, s.slack = 0, 0
+	s.gap, s.slack, s.late = 0, 0, 0
 }
 
 func later(a, b time.Time) time.Time {
