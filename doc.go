@@ -276,7 +276,7 @@
 //     after a lull, and, where the server's burst has no token to spare
 //     for it, speed, but no 429 (simulated buckets of 1 to 1,000 a
 //     second with up to 50 ms of jitter each way: 265 walks of 4,000
-//     were refused 1,610 requests before, 27 one request each after, all
+//     were refused 1,610 requests before, 24 one request each after, all
 //     with a burst of one; BENCHMARKS.md). With a burst of one there is
 //     no spare token: each request waits for the one before it to be
 //     written, and is spaced from that write, and from its send plus the

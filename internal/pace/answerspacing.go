@@ -99,8 +99,9 @@ func (p *Pacer) answerSpaced() (*spacing, float64) {
 // Under a configured quota, the quickest is none after the first answer
 // (the whole round trip may be jitter; the cold start spaces from it
 // too), then, while fewer than roundTripsKnown are in, the least under by
-// their spread where that is more than the headroom absorbs (the next may
-// be quicker than any of these few), then quickest's. The learned rate
+// their spread times roundTripsKnown over their number, where that spread
+// is more than the headroom absorbs (the next may be quicker than any of
+// these few, and the fewer, the likelier), then quickest's. The learned rate
 // takes the least: it keeps under its estimate (settleBelow), which
 // absorbs a quicker one.
 //
@@ -131,7 +132,7 @@ func spaceFromTheAnswer(s *spacing, quota float64, t Ticket, rtt time.Duration, 
 	case answered < 2:
 		floor = 0
 	case answered < roundTripsKnown && float64(most-least) > Headroom*float64(spacing):
-		floor = max(least-(most-least), 0)
+		floor = max(least-(most-least)*roundTripsKnown/time.Duration(answered), 0)
 	case answered < roundTripsKnown:
 		floor = least
 	case s.least() < s.interval:
