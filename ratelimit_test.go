@@ -562,6 +562,57 @@ func TestThrottleBudgetGivenToACallOrWalk(t *testing.T) {
 	}
 }
 
+// rateLimitMode is a way to use a Client behind a quota: walks of every
+// post, each with its options, or callers making four calls each.
+type rateLimitMode struct {
+	name           string
+	opts           []ugc.Option
+	walks, callers int
+}
+
+// rateLimitModes are the iterator's modes, two walks sharing a Client, and
+// eight callers.
+var rateLimitModes = []rateLimitMode{
+	{"sequential", []ugc.Option{ugc.WithReadAhead(0)}, 1, 0},
+	{"prefetch", nil, 1, 0},
+	{"read-ahead-8", []ugc.Option{ugc.WithReadAhead(8)}, 1, 0},
+	{"read-ahead-16", []ugc.Option{ugc.WithReadAhead(16)}, 1, 0},
+	{"two-walks", nil, 2, 0},
+	{"eight-callers", nil, 0, 8},
+}
+
+// run uses c in the mode, against a server of posts posts: each walk
+// yields every post once, and each call succeeds.
+func (m rateLimitMode) run(t *testing.T, c *ugc.Client, posts int) {
+	var wg sync.WaitGroup
+	for range m.walks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			seen := map[string]bool{}
+			for p, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, m.opts...) {
+				if !assert.NoError(t, err) {
+					return
+				}
+				assert.False(t, seen[p.ID], "post %s came twice", p.ID)
+				seen[p.ID] = true
+			}
+			assert.Len(t, seen, posts)
+		}()
+	}
+	for range m.callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 4 {
+				_, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 1})
+				assert.NoError(t, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // TestRateLimitOutlastsAServerSlowToCountItsFirstRequests: WithRateLimit(q,
 // b) against the fake behind a bucket of q, b that says nothing but
 // Retry-After, where the server counts the requests that come before its
@@ -581,23 +632,11 @@ func TestRateLimitOutlastsAServerSlowToCountItsFirstRequests(t *testing.T) {
 		t.Skip("the race detector slows the server past what a spare token absorbs")
 	}
 	t.Parallel()
-	modes := []struct {
-		name           string
-		opts           []ugc.Option
-		walks, callers int
-	}{
-		{"sequential", []ugc.Option{ugc.WithReadAhead(0)}, 1, 0},
-		{"prefetch", nil, 1, 0},
-		{"read-ahead-8", []ugc.Option{ugc.WithReadAhead(8)}, 1, 0},
-		{"read-ahead-16", []ugc.Option{ugc.WithReadAhead(16)}, 1, 0},
-		{"two-walks", nil, 2, 0},
-		{"eight-callers", nil, 0, 8},
-	}
 	for seed := range uint64(heavyOr(18, 6)) {
 		rng := rand.New(rand.NewPCG(seed, 62))
 		rps := math.Round(50 * math.Exp(rng.Float64()*math.Log(4)))
 		burst := 2 + rng.IntN(9)
-		mode := modes[seed%uint64(len(modes))]
+		mode := rateLimitModes[seed%uint64(len(rateLimitModes))]
 		posts := 200 + rng.IntN(300)
 		t.Run(fmt.Sprintf("seed=%d/%s/quota=%v/burst=%d/posts=%d", seed, mode.name, rps, burst, posts), func(t *testing.T) {
 			t.Parallel()
@@ -622,33 +661,7 @@ func TestRateLimitOutlastsAServerSlowToCountItsFirstRequests(t *testing.T) {
 			t.Cleanup(srv.Close)
 			c, err := ugc.NewClient(srv.URL, "k", ugc.WithRateLimit(rps, burst))
 			require.NoError(t, err)
-			var wg sync.WaitGroup
-			for range mode.walks {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					seen := map[string]bool{}
-					for p, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, mode.opts...) {
-						if !assert.NoError(t, err) {
-							return
-						}
-						assert.False(t, seen[p.ID], "post %s came twice", p.ID)
-						seen[p.ID] = true
-					}
-					assert.Len(t, seen, posts)
-				}()
-			}
-			for range mode.callers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range 4 {
-						_, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 1})
-						assert.NoError(t, err)
-					}
-				}()
-			}
-			wg.Wait()
+			mode.run(t, c, posts)
 			reqs := h.Requests()
 			var refused []time.Duration
 			for _, r := range reqs {
@@ -673,24 +686,12 @@ func TestRateLimitOutlastsJitterInTransit(t *testing.T) {
 		t.Skip("the race detector slows the server past what the round trips showed")
 	}
 	t.Parallel()
-	modes := []struct {
-		name           string
-		opts           []ugc.Option
-		walks, callers int
-	}{
-		{"sequential", []ugc.Option{ugc.WithReadAhead(0)}, 1, 0},
-		{"prefetch", nil, 1, 0},
-		{"read-ahead-8", []ugc.Option{ugc.WithReadAhead(8)}, 1, 0},
-		{"two-walks", nil, 2, 0},
-		{"eight-callers", nil, 0, 8},
-		{"read-ahead-16", []ugc.Option{ugc.WithReadAhead(16)}, 1, 0},
-	}
 	for seed := range uint64(heavyOr(18, 6)) {
 		rng := rand.New(rand.NewPCG(seed, 63))
 		rps := math.Round(50 * math.Exp(rng.Float64()*math.Log(4)))
 		burst := 1 + rng.IntN(5)
 		jitter := time.Duration(rng.Float64() * 3 * float64(time.Second) / rps)
-		mode := modes[seed%uint64(len(modes))]
+		mode := rateLimitModes[seed%uint64(len(rateLimitModes))]
 		posts := 200 + rng.IntN(300)
 		t.Run(fmt.Sprintf("seed=%d/%s/quota=%v/burst=%d/jitter=%v/posts=%d", seed, mode.name, rps, burst, jitter.Round(time.Microsecond), posts), func(t *testing.T) {
 			t.Parallel()
@@ -701,33 +702,7 @@ func TestRateLimitOutlastsJitterInTransit(t *testing.T) {
 			t.Cleanup(srv.Close)
 			c, err := ugc.NewClient(srv.URL, "k", ugc.WithRateLimit(rps, burst))
 			require.NoError(t, err)
-			var wg sync.WaitGroup
-			for range mode.walks {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					seen := map[string]bool{}
-					for p, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, mode.opts...) {
-						if !assert.NoError(t, err) {
-							return
-						}
-						assert.False(t, seen[p.ID], "post %s came twice", p.ID)
-						seen[p.ID] = true
-					}
-					assert.Len(t, seen, posts)
-				}()
-			}
-			for range mode.callers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range 4 {
-						_, err := c.Posts(context.Background(), &ugc.PostsParams{Limit: 1})
-						assert.NoError(t, err)
-					}
-				}()
-			}
-			wg.Wait()
+			mode.run(t, c, posts)
 			reqs := h.Requests()
 			refused := 0
 			for _, r := range reqs {

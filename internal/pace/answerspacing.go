@@ -15,9 +15,9 @@ import (
 // answer, and takes the whole of it for the way in. Under a configured
 // quota, what the spare token and the headroom do not absorb of the recent
 // round trips' spread spaces every request (roomForTheJitter). Where the
-// server's bucket holds one token, each request waits for the answer
-// before it while that comes back within the spacing, and is spaced from
-// that request's own excess (spaceFromTheAnswer).
+// server's bucket holds one token (or, learned, one or two), each request
+// waits for the answer before it while that comes back within the spacing,
+// and is spaced from that request's own excess (spaceFromTheAnswer).
 
 // takeTheRoundTrip takes the round trip of the request of ticket t,
 // answered at now, under a configured quota, or a learned bucket of one
@@ -52,7 +52,7 @@ func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 const roundTripsKnown = 16
 
 // quickest returns the quickest a round trip may take, from the recent
-// ones, sorted: under the least of them by as much as the fourth least of
+// ones, sorted: under the least of them by as much as the fifth least of
 // 64 is above it, since the next may be quicker than any of them.
 func quickest(sorted []time.Duration) time.Duration {
 	least := sorted[0]

@@ -30,6 +30,45 @@ func TestPacerSpacesFromTheWrite(t *testing.T) {
 	assert.Equal(t, now.Add(30*time.Millisecond+interval), p.Earliest(now), "never earlier")
 }
 
+// TestPacerMakesRoomForTheJitter: under a configured quota of 100 a
+// second with a burst of 2, round trips of 1 ms but one of 31 ms show up
+// to 30 ms of jitter in transit (past the quickest, which 16 answers
+// show), of which the spare token absorbs one interval and the headroom
+// 3 %: each request is then taken as if it went out as late as the rest,
+// and where no token is spare, the next one waits for that too. Before 16
+// answers are in, the whole of the longest round trip is taken for the
+// jitter; round trips that spread by less than the spare token cost
+// nothing.
+func TestPacerMakesRoomForTheJitter(t *testing.T) {
+	t.Parallel()
+	ok := Answer{Status: http.StatusOK}
+	answer := func(p *Pacer, now time.Time, rtt time.Duration) time.Time {
+		ticket := p.Send(now)
+		p.Answered(now.Add(rtt), ticket, ok)
+		return now.Add(rtt).Add(time.Second) // a lull: the bucket refills
+	}
+	p := New(100, 2)
+	interval := p.Interval()
+	absorbed := interval + (interval - 10*time.Millisecond) // the spare token and the 3 %
+	now := answer(p, simEpoch, 31*time.Millisecond)
+	assert.Equal(t, 31*time.Millisecond-absorbed, p.configured.late, "one answer: the whole round trip may be jitter")
+	for range roundTripsKnown - 1 {
+		now = answer(p, now, time.Millisecond)
+	}
+	assert.Equal(t, 30*time.Millisecond-absorbed, p.configured.late, "16 answers: what the longest takes past the least")
+	p.Send(now)
+	assert.Equal(t, now.Add(interval+30*time.Millisecond-absorbed), p.Earliest(now), "no token spare: the next waits")
+
+	q := New(100, 2)
+	now = simEpoch
+	for range roundTripsKnown {
+		now = answer(q, now, time.Millisecond+time.Duration(now.Sub(simEpoch).Seconds())*time.Microsecond)
+	}
+	assert.Zero(t, q.configured.late, "round trips within a token of each other")
+	q.Send(now)
+	assert.Equal(t, now.Add(interval), q.Earliest(now))
+}
+
 // TestPacerNarrowsAConfiguredRateOnThrottles: a throttle under a
 // configured rate pauses the client and keeps it 3 % farther under the
 // quota, up to 15 % more; the learner is not engaged before that.
