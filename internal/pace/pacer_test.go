@@ -212,9 +212,10 @@ func TestPacerRefillsFromTheFirstAnswer(t *testing.T) {
 
 // TestPacerHoldsABurstOfOneForTheWriteAndTheAnswer: under a configured
 // quota with a burst of one, the next request waits for the one before it
-// to be written (the write spaces it), and, once the answers are known to
-// come back within the quota's spacing, for its answer too (which spaces
-// it by its excess); each event closes the channel Hold gave.
+// to be written (the write spaces it), and, until 16 answers are in and
+// then while they come back within the quota's spacing, for its answer
+// too (which spaces it by its excess); each event closes the channel Hold
+// gave.
 func TestPacerHoldsABurstOfOneForTheWriteAndTheAnswer(t *testing.T) {
 	t.Parallel()
 	p := New(10, 1)
@@ -236,10 +237,11 @@ func TestPacerHoldsABurstOfOneForTheWriteAndTheAnswer(t *testing.T) {
 	p.Answered(now.Add(2*time.Millisecond), first, ok)
 	assert.False(t, held())
 
-	for range 16 { // round trips of 2 ms, within the spacing: the answers keep requests apart
+	for i := range 16 { // round trips of 2 ms, within the spacing: the answers keep requests apart
 		now = p.Earliest(now)
 		ticket := p.Send(now)
 		p.Wrote(ticket, now)
+		assert.True(t, held(), "answer %d: until 16 are in, each request waits for the answer before it", i+2)
 		p.Answered(now.Add(2*time.Millisecond), ticket, ok)
 	}
 	now = p.Earliest(now)
