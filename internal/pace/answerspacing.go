@@ -153,7 +153,7 @@ func spaceFromTheAnswer(s *spacing, quota float64, t Ticket, rtt time.Duration, 
 func (p *Pacer) slackFromTheSpread(spread time.Duration, known bool) {
 	p.configured.slack = 0
 	if known {
-		p.configured.slack = max(time.Duration(float64(time.Second)/p.quota)/2-spread, 0)
+		p.configured.slack = max(p.quotaSpacing()/2-spread, 0)
 	}
 }
 
@@ -178,7 +178,7 @@ func (p *Pacer) roomForTheJitter(sorted []time.Duration, known bool) {
 	most := sorted[len(sorted)-1]
 	var jitter time.Duration
 	switch {
-	case p.quotaBurst == 1 && (p.answered < roundTripsKnown || known && most < time.Duration(float64(time.Second)/p.quota)):
+	case p.quotaBurst == 1 && (p.answered < roundTripsKnown || known && most < p.quotaSpacing()):
 		// held for each answer: none in flight
 	case p.answered < roundTripsKnown:
 		jitter = most
@@ -186,6 +186,9 @@ func (p *Pacer) roomForTheJitter(sorted []time.Duration, known bool) {
 		jitter = most - quickest(sorted)
 	}
 	spareTokens := min(int64(p.quotaBurst-s.burst), int64(maxSpan/s.interval)) // a burst set() bounded spares the rest
-	headroom := s.interval - time.Duration(float64(time.Second)/p.quota)
+	headroom := s.interval - p.quotaSpacing()
 	s.late = max(jitter-time.Duration(spareTokens)*s.interval-headroom, 0)
 }
+
+// quotaSpacing returns the configured quota's time between two tokens.
+func (p *Pacer) quotaSpacing() time.Duration { return time.Duration(float64(time.Second) / p.quota) }

@@ -38,7 +38,8 @@ func TestPacerSpacesFromTheWrite(t *testing.T) {
 // and where no token is spare, the next one waits for that too. Before 16
 // answers are in, the whole of the longest round trip is taken for the
 // jitter; round trips that spread by less than the spare token cost
-// nothing.
+// nothing, and under a burst of one, whose round trips are too long to be
+// held for, only the headroom absorbs their spread.
 func TestPacerMakesRoomForTheJitter(t *testing.T) {
 	t.Parallel()
 	ok := Answer{Status: http.StatusOK}
@@ -61,10 +62,17 @@ func TestPacerMakesRoomForTheJitter(t *testing.T) {
 
 	q := New(100, 2)
 	now = simEpoch
-	for range roundTripsKnown {
-		now = answer(q, now, time.Millisecond+time.Duration(now.Sub(simEpoch).Seconds())*time.Microsecond)
+	for i := range roundTripsKnown { // 1 and 6 ms: a spread past the headroom, within the spare token
+		now = answer(q, now, time.Millisecond+time.Duration(i%2)*5*time.Millisecond)
 	}
-	assert.Zero(t, q.configured.late, "round trips within a token of each other")
+	assert.Zero(t, q.configured.late, "round trips within a token of each other: the spare token absorbs them")
+	r := New(100, 1)
+	interval = r.Interval()
+	now = simEpoch
+	for i := range roundTripsKnown { // the same round trips, each longer than the spacing: none held for
+		now = answer(r, now, 11*time.Millisecond+time.Duration(i%2)*5*time.Millisecond)
+	}
+	assert.Equal(t, 5*time.Millisecond-(interval-10*time.Millisecond), r.configured.late, "a burst of one: no token spare, the headroom only")
 	q.Send(now)
 	assert.Equal(t, now.Add(interval), q.Earliest(now))
 }
