@@ -301,7 +301,15 @@
 //     whole Client until then, and the requests waiting go one at a time
 //     after it; an answer whose headers say nothing remains (RateLimit,
 //     X-RateLimit-Remaining: 0) pauses it until the reset before any 429;
-//     a server's RateLimit-Policy caps its rate, under the policy's;
+//     a server's RateLimit-Policy caps its rate, under the policy's, and
+//     the Client keeps to that quota as to one set with [WithRateLimit]
+//     (above), jitter in transit included, with the burst the server's
+//     Remaining has shown (one until it shows more). The requests sent
+//     before the first answer told the quota owe the tokens they may take:
+//     the next waits for them (simulated buckets of 1 to 1,000 a second,
+//     up to 50 ms of jitter each way, 1 to 16 workers: 200 walks of 4,000
+//     were refused 49,259 requests sent after that answer before, none
+//     after; BENCHMARKS.md);
 //   - a server that says nothing but Retry-After has its quota learned:
 //     after the first throttle, the client ramps its rate up from what the
 //     server had accepted until the next throttle shows where the quota

@@ -12,20 +12,47 @@ import (
 // together than the client sent them. The round trips show by how much, at
 // most: what one takes past the quickest a round trip may take. The client
 // cannot tell the way in from the way back, nor from the server's time to
-// answer, and takes the whole of it for the way in. Under a configured
-// quota, what the spare token and the headroom do not absorb of the recent
-// round trips' spread spaces every request (roomForTheJitter). Where the
-// server's bucket holds one token (or, learned, one or two), each request
-// waits for the answer before it while that comes back within the spacing,
-// and is spaced from that request's own excess (spaceFromTheAnswer).
+// answer, and takes the whole of it for the way in. Under a known quota
+// (configured, or announced by the server: see quotaKnown), what the spare
+// token and the headroom do not absorb of the recent round trips' spread
+// spaces every request (roomForTheJitter). Where the server's bucket holds
+// one token (or, learned, one or two), each request waits for the answer
+// before it while that comes back within the spacing, and is spaced from
+// that request's own excess (spaceFromTheAnswer).
+
+// knownQuota is a quota the client knows the rate and burst of, and the
+// spacing that keeps under it.
+type knownQuota struct {
+	s     *spacing
+	rate  float64 // requests a second
+	burst int
+}
+
+// tokenInterval returns the time between two of the quota's tokens.
+func (q knownQuota) tokenInterval() time.Duration { return intervalAt(q.rate) }
+
+// quotaKnown returns the quota the client knows, and false where it knows
+// none: the configured one (WithRateLimit), else the one the server
+// announced (RateLimit-Policy), whose burst is one more than the most its
+// Remaining showed (one until it showed more: a server whose Remaining
+// stays at 0 holds one token, or is spent by another client).
+func (p *Pacer) quotaKnown() (knownQuota, bool) {
+	switch {
+	case p.quota > 0:
+		return knownQuota{&p.configured, p.quota, p.quotaBurst}, true
+	case p.announced > 0:
+		return knownQuota{&p.adaptive, p.announced, max(p.capacity, 1)}, true
+	}
+	return knownQuota{}, false
+}
 
 // takeTheRoundTrip takes the round trip of the request of ticket t,
-// answered at now, under a configured quota, or a learned bucket of one
-// or two once the jitter in transit cost a request its token (see
-// answerSpaced).
+// answered at now, under a known quota, or a learned bucket of one or two
+// once the jitter in transit cost a request its token (see answerSpaced).
 func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 	rtt := now.Sub(t.Sent)
-	if (p.quota == 0 && !p.learner.jittery) || rtt < 0 || t.Sent.IsZero() {
+	q, quotaKnown := p.quotaKnown()
+	if (!quotaKnown && !p.learner.jittery) || rtt < 0 || t.Sent.IsZero() {
 		return
 	}
 	p.rtts[p.answered%len(p.rtts)] = rtt
@@ -35,14 +62,14 @@ func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 	slices.Sort(sorted)
 	p.spread = sorted[len(sorted)-1] - sorted[0]
 	known := p.narrowed == 0 && p.answered >= roundTripsKnown
-	if p.quota > 0 {
-		p.roomForTheJitter(sorted, known)
+	if quotaKnown {
+		p.roomForTheJitter(q, sorted, known)
 	}
-	if spaced, quota := p.answerSpaced(); spaced != nil {
-		spaceFromTheAnswer(spaced, quota, t, rtt, sorted, p.answered, known, spaced == &p.configured)
+	if spaced, quota, exact := p.answerSpaced(); spaced != nil {
+		spaceFromTheAnswer(spaced, quota, t, rtt, sorted, p.answered, known, exact)
 	}
-	if p.quotaBurst == 2 {
-		p.slackFromTheSpread(p.spread, known)
+	if quotaKnown && q.burst == 2 {
+		slackFromTheSpread(q, p.spread, known)
 	}
 }
 
@@ -60,8 +87,9 @@ func quickest(sorted []time.Duration) time.Duration {
 }
 
 // answerSpaced returns the spacing whose requests are spaced from their
-// writes and answers (see Hold and spaceFromTheAnswer), and the rate of
-// the server's bucket it keeps under: the configured one, with a burst of
+// writes and answers (see Hold and spaceFromTheAnswer), the rate of the
+// server's bucket it keeps under, and whether that rate is exact (known,
+// not learned): the known quota's (see quotaKnown), with a burst of
 // one; the learned one, where the server announced nothing, the phases
 // leave only buckets of one or two possible (see
 // learner.atMostTwoTokens), whose spare token the jitter may have spent,
@@ -72,14 +100,15 @@ func quickest(sorted []time.Duration) time.Duration {
 // answer never keeps the client under the rate it allows). Nil
 // elsewhere: a spare token, or the margin, absorbs a request counted
 // late, and spacing from the answers would cost the rate for nothing.
-func (p *Pacer) answerSpaced() (*spacing, float64) {
+func (p *Pacer) answerSpaced() (s *spacing, quota float64, exact bool) {
+	q, quotaKnown := p.quotaKnown()
 	switch {
-	case p.quotaBurst == 1:
-		return &p.configured, p.quota
+	case quotaKnown && q.burst == 1:
+		return q.s, q.rate, true
 	case p.announced == 0 && p.learner.jittery && p.learner.atMostTwoTokens() && p.spread.Seconds() > settleBelow/p.learner.est:
-		return &p.adaptive, max(p.learner.est, p.adaptive.rate())
+		return &p.adaptive, max(p.learner.est, p.adaptive.rate()), false
 	}
-	return nil, 0
+	return nil, 0, false
 }
 
 // spaceFromTheAnswer takes the round trip rtt of the request of ticket t
@@ -87,8 +116,8 @@ func (p *Pacer) answerSpaced() (*spacing, float64) {
 // answerSpaced) with no spare token to absorb a request that reaches the
 // server's count late; sorted are the recent round trips, of answered in
 // all, and known says roundTripsKnown are known, with no throttle since
-// under a configured rate, and configured that s is the configured
-// spacing. The server counted the request somewhere within its round
+// under a configured rate, and exact that the quota is known, not learned
+// (see answerSpaced). The server counted the request somewhere within its round
 // trip: one longer than the quickest may have been counted that much
 // later than it was sent (it waited for a connection, or the server took
 // longer before counting it), which would bring the next request closer
@@ -96,9 +125,9 @@ func (p *Pacer) answerSpaced() (*spacing, float64) {
 // the least time between two requests after the send, plus that excess.
 // (With a larger burst the spare token the client keeps absorbs it.)
 //
-// Under a configured quota, the quickest is none after the first answer
-// (the whole round trip may be jitter; the cold start spaces from it
-// too), then, while fewer than roundTripsKnown are in, the least under by
+// Under a known quota, the quickest is none after the first answer (the
+// whole round trip may be jitter; a configured quota's cold start spaces
+// from it too), then, while fewer than roundTripsKnown are in, the least under by
 // their spread times roundTripsKnown over their number, where that spread
 // is more than the headroom absorbs (the next may be quicker than any of
 // these few, and the fewer, the likelier), then quickest's. The learned rate
@@ -118,16 +147,16 @@ func (p *Pacer) answerSpaced() (*spacing, float64) {
 // taken over the least itself. A request whose turn comes while an answer
 // is still out (a loaded client may take it in late) waits an interval
 // after the last request went, as before.
-func spaceFromTheAnswer(s *spacing, quota float64, t Ticket, rtt time.Duration, sorted []time.Duration, answered int, known, configured bool) {
+func spaceFromTheAnswer(s *spacing, quota float64, t Ticket, rtt time.Duration, sorted []time.Duration, answered int, known, exact bool) {
 	least, median, most := sorted[0], sorted[len(sorted)/2], sorted[len(sorted)-1]
-	spacing := time.Duration(float64(time.Second) / quota)
+	spacing := intervalAt(quota)
 	s.gap = 0
 	if known && most < spacing {
 		s.gap = spacing + median - least
 	}
 	floor := quickest(sorted)
 	switch {
-	case !configured:
+	case !exact:
 		floor = least // the learned rate keeps under its estimate (settleBelow), which absorbs it
 	case answered < 2:
 		floor = 0
@@ -143,22 +172,23 @@ func spaceFromTheAnswer(s *spacing, quota float64, t Ticket, rtt time.Duration, 
 	}
 }
 
-// slackFromTheSpread sets the configured spacing's slack under a burst of
-// two, whose client keeps bursts of one (see headroomBurst): the server's
+// slackFromTheSpread sets the slack of the spacing that keeps under the
+// known quota q, of a burst of two, whose client keeps bursts of one (see
+// headroomBurst): the server's
 // spare token absorbs the jitter in transit, which the spread of the
 // recent round trips shows, up to a token. Once the round trips are known
 // (see spaceFromTheAnswer), what half a token leaves past that spread is
 // the slack: a request let go or written that late (a late timer, a
 // goroutine slow to write) does not put the next one back.
-func (p *Pacer) slackFromTheSpread(spread time.Duration, known bool) {
-	p.configured.slack = 0
+func slackFromTheSpread(q knownQuota, spread time.Duration, known bool) {
+	q.s.slack = 0
 	if known {
-		p.configured.slack = max(p.quotaSpacing()/2-spread, 0)
+		q.s.slack = max(q.tokenInterval()/2-spread, 0)
 	}
 }
 
-// roomForTheJitter makes room, under a configured quota, for the jitter
-// in transit: what the recent round trips, sorted, take past the quickest
+// roomForTheJitter makes room, under the known quota q, for the jitter in
+// transit: what the recent round trips, sorted, take past the quickest
 // (the whole of the most until roundTripsKnown are in). A request the
 // server counts that late, and the next one counted early, come closer
 // together than the client sent them by as much. The client's spare token
@@ -173,22 +203,19 @@ func (p *Pacer) slackFromTheSpread(spread time.Duration, known bool) {
 // within its spacing; the answer then spaces the next request from that
 // request's own excess (see spaceFromTheAnswer): none is in flight to make
 // room for.
-func (p *Pacer) roomForTheJitter(sorted []time.Duration, known bool) {
-	s := &p.configured
+func (p *Pacer) roomForTheJitter(q knownQuota, sorted []time.Duration, known bool) {
+	s := q.s
 	most := sorted[len(sorted)-1]
 	var jitter time.Duration
 	switch {
-	case p.quotaBurst == 1 && (p.answered < roundTripsKnown || known && most < p.quotaSpacing()):
+	case q.burst == 1 && (p.answered < roundTripsKnown || known && most < q.tokenInterval()):
 		// held for each answer: none in flight
 	case p.answered < roundTripsKnown:
 		jitter = most
 	default:
 		jitter = most - quickest(sorted)
 	}
-	spareTokens := min(int64(p.quotaBurst-s.burst), int64(maxSpan/s.interval)) // a burst set() bounded spares the rest
-	headroom := s.interval - p.quotaSpacing()
+	spareTokens := min(int64(q.burst-s.burst), int64(maxSpan/s.interval)) // a burst set() bounded spares the rest
+	headroom := s.interval - q.tokenInterval()
 	s.late = max(jitter-time.Duration(spareTokens)*s.interval-headroom, 0)
 }
-
-// quotaSpacing returns the configured quota's time between two tokens.
-func (p *Pacer) quotaSpacing() time.Duration { return time.Duration(float64(time.Second) / p.quota) }

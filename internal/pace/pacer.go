@@ -94,8 +94,9 @@ func New(rps float64, burst int) *Pacer {
 const holdBound = time.Second
 
 // Hold reports whether the next request must wait for another to be
-// written or answered under a configured quota, or a learned bucket of
-// one or two (see answerSpaced), and returns a channel
+// written or answered under a known quota (configured, or announced by
+// the server: see quotaKnown), or a learned bucket of one or two (see
+// answerSpaced), and returns a channel
 // closed when the next request is written or answered, and when the hold
 // ends without it. A server counts a request when it takes it, which a
 // new connection, or a client or server slow for a moment, puts later
@@ -106,10 +107,10 @@ const holdBound = time.Second
 //     written: a request that waited to be written (for a connection, or
 //     for its goroutine to run) is spaced from its write (see Wrote), and
 //     one let go before that write would go with it;
-//   - when it is past the burst and no answer has come yet: the server's
-//     bucket refills from when it counted the burst, and the client's
-//     refills from the first answer (see warm); the hold ends holdBound
-//     after the first request went;
+//   - under a configured quota, when it is past the burst and no answer
+//     has come yet: the server's bucket refills from when it counted the
+//     burst, and the client's refills from the first answer (see warm);
+//     the hold ends holdBound after the first request went;
 //   - with a burst of one, until roundTripsKnown answers are in, and
 //     then when the recent answers all came back within the quota's
 //     spacing (see spaceFromTheAnswer), so that one still out when the
@@ -127,7 +128,7 @@ func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 		until = p.lastOut.Add(holdBound)
 	case p.cold && p.coldSent >= p.configured.burst:
 		until = p.coldFrom.Add(holdBound)
-	case (p.configured.gap > 0 || p.adaptive.gap > 0 || p.quotaBurst == 1 && p.answered < roundTripsKnown) && p.inflight > 0:
+	case (p.configured.gap > 0 || p.adaptive.gap > 0 || p.heldForTheFirstAnswers()) && p.inflight > 0:
 		until = p.lastOut.Add(holdBound)
 	default:
 		return nil, time.Time{}, false
@@ -136,6 +137,14 @@ func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 		p.nextEvent = make(chan struct{})
 	}
 	return p.nextEvent, until, true
+}
+
+// heldForTheFirstAnswers reports whether a request waits for the answer
+// before it as the first roundTripsKnown come in: under a known quota of
+// one token (see Hold).
+func (p *Pacer) heldForTheFirstAnswers() bool {
+	q, ok := p.quotaKnown()
+	return ok && q.burst == 1 && p.answered < roundTripsKnown
 }
 
 // moved wakes the requests that Hold holds, as the request of ticket t was
@@ -236,7 +245,7 @@ func (p *Pacer) Send(now time.Time) Ticket {
 	}
 	p.lastOut = later(p.lastOut, now)
 	t := Ticket{Sent: now, id: p.learner.record(now, paced)}
-	if s, _ := p.answerSpaced(); s != nil {
+	if s, _, _ := p.answerSpaced(); s != nil {
 		if p.unwritten == nil {
 			p.unwritten = map[uint64]struct{}{}
 		}
@@ -346,9 +355,13 @@ func (p *Pacer) Lost(now time.Time, t Ticket) {
 
 // announce takes what a server said of its quota: its policy rate caps
 // the client's (less the headroom), and its Remaining the requests the
-// client lets go before the next token.
+// client lets go before the next token. The requests in flight when the
+// quota is first told went out unpaced, and may each take a token of
+// those that remain: what they take past them is owed, and the next
+// request waits for it.
 func (p *Pacer) announce(now time.Time, l Limit) {
 	p.active.Store(true)
+	first := p.announced == 0
 	if l.Remaining > 0 && l.Remaining < math.MaxInt && l.Remaining+1 > p.capacity {
 		p.capacity = l.Remaining + 1
 	}
@@ -358,9 +371,13 @@ func (p *Pacer) announce(now time.Time, l Limit) {
 	}
 	if p.announced > 0 && l.Remaining >= 0 {
 		if b := headroomBurst(max(p.capacity, 1)); b > p.adaptive.burst {
-			p.adaptive.set(now, p.adaptive.rate(), b)
+			p.adaptive.widen(b)
 		}
-		p.adaptive.limitTokens(now, float64(l.Remaining-p.inflight-1))
+		k := float64(l.Remaining - p.inflight - 1)
+		if !first {
+			k = max(k, 0)
+		}
+		p.adaptive.limitTokens(now, k)
 	}
 }
 

@@ -22,6 +22,9 @@ type bucketServer struct {
 	change        time.Duration // from the start; 0: never
 	retryAfter    retryAfterForm
 	fixedWait     int // seconds, for a fixed Retry-After
+	// announces: every answer tells the bucket's state in rate-limit
+	// headers, as ugctest's quota does (see announcement).
+	announces bool
 
 	tokens float64
 	last   time.Duration
@@ -120,6 +123,33 @@ func (s *bucketServer) retryAfterHeader(refusal int64) http.Header {
 	return http.Header{"Retry-After": {v}}
 }
 
+// announcement is what the bucket's headers say after the request at t:
+// the whole tokens left, and the milliseconds until one more, rounded up
+// (0 while a token is left).
+func (s *bucketServer) announcement(t time.Duration) (remaining int32, resetMs int64) {
+	rate := s.quotaAt(t)
+	if s.tokens >= 1 {
+		return int32(min(s.tokens, math.MaxInt32)), 0
+	}
+	return 0, int64(math.Ceil((1 - s.tokens) / rate * 1000))
+}
+
+// announcedHeader is the header of an answer that announced remaining
+// and resetMs (see announcement), with the policy in force at t, and the
+// Retry-After of a refusal take returned (0: accepted): ugctest's quota's
+// headers.
+func (s *bucketServer) announcedHeader(t time.Duration, remaining int32, resetMs, refusal int64) http.Header {
+	h := http.Header{}
+	if refusal != 0 {
+		h = s.retryAfterHeader(refusal)
+	}
+	h["Ratelimit-Policy"] = []string{fmt.Sprintf(`"quota";q=%d;w=1`, int64(math.Round(s.quotaAt(t))))}
+	h["Ratelimit"] = []string{fmt.Sprintf(`"quota";r=%d;t=%d`, remaining, (resetMs+999)/1000)}
+	h["X-Ratelimit-Remaining"] = []string{fmt.Sprint(remaining)}
+	h["X-Ratelimit-Reset"] = []string{fmt.Sprintf("%.3f", float64(resetMs)/1000)}
+	return h
+}
+
 // quotaAt returns the rate in force at t.
 func (s *bucketServer) quotaAt(t time.Duration) float64 {
 	if s.change > 0 && t >= s.change {
@@ -168,6 +198,10 @@ func (c simCase) String() string {
 	form := [...]string{"token-seconds", "fixed", "http-date"}[s.retryAfter]
 	out := fmt.Sprintf("seed %d: quota %.1f/s burst %.0f, Retry-After %s %d s, %d workers, delay %v + jitter %v",
 		c.seed, s.rate, s.burst, form, s.fixedWait, c.workers, c.delay, c.jitter)
+	if s.announces {
+		out = fmt.Sprintf("seed %d: quota %.1f/s burst %.0f announced in its headers, %d workers, delay %v + jitter %v",
+			c.seed, s.rate, s.burst, c.workers, c.delay, c.jitter)
+	}
 	if c.spikes > 0 {
 		out += fmt.Sprintf(" in %.1f %% of the transits (a twentieth in the others)", 100*c.spikes)
 	}
@@ -224,6 +258,10 @@ type simEvent struct {
 	id      uint64
 	sent    time.Duration
 	refusal int64
+	// remaining and resetMs are what an announcing bucket's answer said
+	// (see bucketServer.announcement).
+	remaining int32
+	resetMs   int64
 }
 
 // eventQueue is a binary heap of events by time, then by order of
@@ -354,15 +392,24 @@ func (c simCase) run() simResult {
 			} else {
 				res.refusals = append(res.refusals, e.at)
 			}
-			push(simEvent{at: e.at + c.service + transit(), kind: evAnswer, worker: e.worker, id: e.id, sent: e.sent, ok: ok, refusal: refusal})
+			answer := simEvent{at: e.at + c.service + transit(), kind: evAnswer, worker: e.worker, id: e.id, sent: e.sent, ok: ok, refusal: refusal}
+			if srv.announces && win.n == 0 {
+				answer.remaining, answer.resetMs = srv.announcement(e.at)
+			}
+			push(answer)
 		case evAnswer:
 			a := Answer{Status: http.StatusOK}
+			if srv.announces && win.n == 0 {
+				a.Limit, a.Found = Parse(srv.announcedHeader(e.at, e.remaining, e.resetMs, e.refusal), now)
+			}
 			if e.ok {
 				res.accepted++
 			} else {
 				res.refused++
 				a.Status = http.StatusTooManyRequests
-				a.Limit, a.Found = Parse(srv.retryAfterHeader(e.refusal), now)
+				if !srv.announces {
+					a.Limit, a.Found = Parse(srv.retryAfterHeader(e.refusal), now)
+				}
 				sentAt := e.sent
 				switch {
 				case res.firstThrottle == 0:

@@ -96,10 +96,11 @@ func (s *spacing) tokens(now time.Time) float64 {
 	return min(float64(s.burst), float64(s.burst)+float64(now.Sub(s.due))/float64(s.interval))
 }
 
-// limitTokens leaves at most k tokens in the bucket at now.
+// limitTokens leaves at most k tokens in the bucket at now; k below 0 is
+// a debt, repaid before the next request goes (up to maxSpan of it).
 func (s *spacing) limitTokens(now time.Time, k float64) {
 	if s.on() && s.tokens(now) > k {
-		s.due = now.Add(time.Duration((float64(s.burst) - max(k, 0)) * float64(s.interval)))
+		s.due = now.Add(time.Duration(min((float64(s.burst)-k)*float64(s.interval), float64(time.Duration(s.burst)*s.interval+maxSpan))))
 	}
 }
 
@@ -127,7 +128,7 @@ func (s *spacing) set(now time.Time, rps float64, burst int) {
 		*s = spacing{}
 		return
 	}
-	interval := time.Duration(min(max(float64(time.Second)/rps, 1), float64(maxSpan)))
+	interval := intervalAt(rps)
 	burst = int(min(time.Duration(max(burst, 1)), maxSpan/interval)) // in int64: no more than burst, whatever int holds
 	tokens := float64(burst)
 	if s.on() {
@@ -136,6 +137,25 @@ func (s *spacing) set(now time.Time, rps float64, burst int) {
 	s.interval, s.burst = interval, burst
 	s.due = now.Add(time.Duration((float64(s.burst) - tokens) * float64(s.interval)))
 	s.gap, s.slack, s.late = 0, 0, 0
+}
+
+// widen raises the burst to burst, keeping the tokens the bucket holds
+// (or owes: see limitTokens); burst is bounded as set bounds it.
+func (s *spacing) widen(burst int) {
+	if !s.on() {
+		return
+	}
+	burst = int(min(time.Duration(burst), maxSpan/s.interval))
+	if burst > s.burst {
+		s.due = s.due.Add(time.Duration(burst-s.burst) * s.interval)
+		s.burst = burst
+	}
+}
+
+// intervalAt returns the time between two requests at rps requests a
+// second (more than 0): a nanosecond at least, maxSpan at most.
+func intervalAt(rps float64) time.Duration {
+	return time.Duration(min(max(float64(time.Second)/rps, 1), float64(maxSpan)))
 }
 
 func later(a, b time.Time) time.Time {
