@@ -53,6 +53,12 @@ type Pacer struct {
 	cold     bool
 	coldSent int
 	coldFrom time.Time
+	// expected is what the client's bucket expected of an announced
+	// quota's after each request in flight (see expect).
+	expected []expectation
+	// contradicted: an announced quota's Remaining showed a token less
+	// than the client expected (see announce).
+	contradicted bool
 	// unwritten holds the tickets of the requests let go and not yet
 	// written on the wire, where they are spaced from the answers (see
 	// Hold, answerSpaced).
@@ -245,6 +251,7 @@ func (p *Pacer) Send(now time.Time) Ticket {
 	}
 	p.lastOut = later(p.lastOut, now)
 	t := Ticket{Sent: now, id: p.learner.record(now, paced)}
+	p.expect(now, t)
 	if s, _, _ := p.answerSpaced(); s != nil {
 		if p.unwritten == nil {
 			p.unwritten = map[uint64]struct{}{}
@@ -317,9 +324,7 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	default:
 		p.learner.answered(t.id, now, lost)
 	}
-	if a.Found {
-		p.announce(now, a.Limit)
-	}
+	expected := a.Found && p.announce(now, a.Limit, t)
 	if e.Throttled {
 		e.Pause = p.pause(now, e.Wait)
 		switch {
@@ -332,7 +337,7 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 			p.active.Store(true)
 		}
 	}
-	if !e.Throttled && a.Found && a.Limit.Remaining == 0 && a.Limit.Reset > 0 {
+	if !e.Throttled && !expected && a.Found && a.Limit.Remaining == 0 && a.Limit.Reset > 0 {
 		e.Pause = p.pause(now, a.Limit.Reset) // the quota is used up: wait for it, not for a 429
 	}
 	p.follow(now)
@@ -351,34 +356,6 @@ func (p *Pacer) Lost(now time.Time, t Ticket) {
 	p.warm(now)
 	p.moved(t)
 	p.learner.answered(t.id, t.Sent, lost) // at its send: no round trip to learn from
-}
-
-// announce takes what a server said of its quota: its policy rate caps
-// the client's (less the headroom), and its Remaining the requests the
-// client lets go before the next token. The requests in flight when the
-// quota is first told went out unpaced, and may each take a token of
-// those that remain: what they take past them is owed, and the next
-// request waits for it.
-func (p *Pacer) announce(now time.Time, l Limit) {
-	p.active.Store(true)
-	first := p.announced == 0
-	if l.Remaining > 0 && l.Remaining < math.MaxInt && l.Remaining+1 > p.capacity {
-		p.capacity = l.Remaining + 1
-	}
-	if r := l.Rate(); r > 0 && r != p.announced {
-		p.announced = r
-		p.adaptive.set(now, r*(1-Headroom), headroomBurst(max(p.capacity, 1)))
-	}
-	if p.announced > 0 && l.Remaining >= 0 {
-		if b := headroomBurst(max(p.capacity, 1)); b > p.adaptive.burst {
-			p.adaptive.widen(b)
-		}
-		k := float64(l.Remaining - p.inflight - 1)
-		if !first {
-			k = max(k, 0)
-		}
-		p.adaptive.limitTokens(now, k)
-	}
 }
 
 // follow sets the adaptive spacing to the learner's rate, when the server

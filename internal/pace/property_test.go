@@ -295,11 +295,11 @@ func TestConfiguredRateMakesRoomForTheJitter(t *testing.T) {
 // the first answer comes went out before the client knew the quota, and
 // are not counted.
 //
-// The walk gets half or more of what the jitter leaves; most get 0.9. The
-// client takes an answer's Remaining and Reset as of when the answer came,
-// not when the server counted the request, and counts every request in
-// flight as still to come: with many in flight, or a long way back, that
-// costs rate (down to 0.585 in 2,000 walks, as before this test). 100
+// And the walk gets 0.9 or more of what the jitter leaves, or, with a
+// bucket of one, which pauses until the next token at an answer that says
+// none is left, 0.7 (3 walks of 4,000 under 0.9, the least at 0.749). A
+// client that emptied its bucket at every such answer, whatever it
+// expected, got 0.585 in the worst of 2,000 walks, and 63 under 0.9. 100
 // generated buckets (20 under -race; 4,000 with UGC_TEST_HEAVY=1).
 func TestAnnouncedQuotaMakesRoomForTheJitter(t *testing.T) {
 	t.Parallel()
@@ -346,7 +346,10 @@ func TestAnnouncedQuotaMakesRoomForTheJitter(t *testing.T) {
 		rtt := 2*(c.delay+c.jitter) + c.service + c.late
 		demand := float64(c.workers) / rtt.Seconds()
 		got := float64(r.accepted) / c.length.Seconds() / min(leaves, demand)
-		assert.GreaterOrEqual(t, got, 0.5, "%v", c)
+		if burst > 1 {
+			assert.GreaterOrEqual(t, got, 0.9, "%v", c)
+		}
+		assert.GreaterOrEqual(t, got, 0.7, "%v", c)
 		if got < 0.9 {
 			slow++
 		}
