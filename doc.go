@@ -325,7 +325,7 @@
 //     before; 3 walks under 0.9 of what the jitter leaves (all with a
 //     burst of one, which still pauses), where 110 were. Against the fake
 //     on the loopback, 2,000 posts with a burst of 2: 1.03 times the
-//     quota's time at 50 a second (1.07 to 1.10 before), 1.10 to 1.14 at
+//     quota's time at 50 a second (1.07 to 1.10 before), 1.05 to 1.06 at
 //     200 (1.22 to 1.26); BENCHMARKS.md;
 //   - a server that says nothing but Retry-After has its quota learned:
 //     after the first throttle, the client ramps its rate up from what the
