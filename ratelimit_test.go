@@ -730,15 +730,15 @@ func TestRateLimitOutlastsJitterInTransit(t *testing.T) {
 // first, each of eight callers'), as many as the burst has no token for,
 // and, with a burst of one, one more (see WithRateLimit). Under load, a
 // client that took the announced quota without the round trips' jitter
-// met a 429 in one walk of 25 (TestNoThrottleStormOnTheFakesQuota with
-// -race beside three busy cores). 6 generated cases of 50 to 200 requests
+// met a 429 in one walk of 20 (TestNoThrottleStormOnTheFakesQuota with
+// -race beside three busy cores). 3 generated cases of 50 to 200 requests
 // a second, bursts of 1 to 5 (18 with UGC_TEST_HEAVY=1).
 func TestAnnouncedQuotaOutlastsJitterInTransit(t *testing.T) {
 	if raceEnabled() {
 		t.Skip("the race detector slows the server past what the round trips showed")
 	}
 	t.Parallel()
-	for seed := range uint64(heavyOr(18, 6)) {
+	for seed := range uint64(heavyOr(18, 3)) {
 		rng := rand.New(rand.NewPCG(seed, 64))
 		rps := math.Round(50 * math.Exp(rng.Float64()*math.Log(4)))
 		burst := 1 + rng.IntN(5)
