@@ -690,33 +690,14 @@ func TestRateLimitOutlastsJitterInTransit(t *testing.T) {
 	}
 	t.Parallel()
 	for seed := range uint64(heavyOr(18, 6)) {
-		rng := rand.New(rand.NewPCG(seed, 63))
-		rps := math.Round(50 * math.Exp(rng.Float64()*math.Log(4)))
-		burst := 1 + rng.IntN(5)
-		jitter := time.Duration(rng.Float64() * 3 * float64(time.Second) / rps)
-		mode := rateLimitModes[seed%uint64(len(rateLimitModes))]
-		posts := 200 + rng.IntN(300)
-		t.Run(fmt.Sprintf("seed=%d/%s/quota=%v/burst=%d/jitter=%v/posts=%d", seed, mode.name, rps, burst, jitter.Round(time.Microsecond), posts), func(t *testing.T) {
+		c := newJitterCase(seed, 63, seed)
+		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
-			h, err := ugctest.NewHandler(ugctest.Generate(posts, seed), "k", ugctest.WithRequestLogLimit(-1),
-				ugctest.WithQuotaConfig(ugctest.QuotaConfig{RPS: rps, Burst: burst, RetryAfterOnly: true}))
-			require.NoError(t, err)
-			srv := httptest.NewServer(jittered(h, jitter, seed))
-			t.Cleanup(srv.Close)
-			c, err := ugc.NewClient(srv.URL, "k", ugc.WithRateLimit(rps, burst))
-			require.NoError(t, err)
-			mode.run(t, c, posts)
-			reqs := h.Requests()
-			refused := 0
-			for _, r := range reqs {
-				if r.OverQuota {
-					refused++
-				}
+			refused, requests := c.walk(t, true, ugc.WithRateLimit(c.rps, c.burst))
+			if c.burst > 1 {
+				assert.Zero(t, refused, "requests refused, of %d", requests)
 			}
-			if burst > 1 {
-				assert.Zero(t, refused, "requests refused, of %d", len(reqs))
-			}
-			assert.LessOrEqual(t, refused, 1, "requests refused, of %d", len(reqs))
+			assert.LessOrEqual(t, refused, 1, "requests refused, of %d", requests)
 		})
 	}
 }
@@ -739,35 +720,67 @@ func TestAnnouncedQuotaOutlastsJitterInTransit(t *testing.T) {
 	}
 	t.Parallel()
 	for seed := range uint64(heavyOr(18, 3)) {
-		rng := rand.New(rand.NewPCG(seed, 64))
-		rps := math.Round(50 * math.Exp(rng.Float64()*math.Log(4)))
-		burst := 1 + rng.IntN(5)
-		jitter := time.Duration(rng.Float64() * 3 * float64(time.Second) / rps)
-		mode := rateLimitModes[(seed+3)%uint64(len(rateLimitModes))]
-		posts := 200 + rng.IntN(300)
-		t.Run(fmt.Sprintf("seed=%d/%s/quota=%v/burst=%d/jitter=%v/posts=%d", seed, mode.name, rps, burst, jitter.Round(time.Microsecond), posts), func(t *testing.T) {
+		c := newJitterCase(seed, 64, seed+3)
+		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
-			h, err := ugctest.NewHandler(ugctest.Generate(posts, seed), "k", ugctest.WithRequestLogLimit(-1), ugctest.WithQuota(rps, burst))
-			require.NoError(t, err)
-			srv := httptest.NewServer(jittered(h, jitter, seed))
-			t.Cleanup(srv.Close)
-			c, err := ugc.NewClient(srv.URL, "k")
-			require.NoError(t, err)
-			mode.run(t, c, posts)
-			reqs := h.Requests()
-			refused := 0
-			for _, r := range reqs {
-				if r.OverQuota {
-					refused++
-				}
-			}
-			unpaced := max(mode.walks+mode.callers-burst, 0) // sent together, before any answer
-			if burst == 1 {
+			refused, requests := c.walk(t, false)
+			unpaced := max(c.mode.walks+c.mode.callers-c.burst, 0) // sent together, before any answer
+			if c.burst == 1 {
 				unpaced++
 			}
-			assert.LessOrEqual(t, refused, unpaced, "requests refused, of %d", len(reqs))
+			assert.LessOrEqual(t, refused, unpaced, "requests refused, of %d", requests)
 		})
 	}
+}
+
+// jitterCase is a generated walk for the jitter tests: a quota of 50 to 200
+// requests a second, bursts of 1 to 5, on a way in that holds each request
+// at random for up to three of the quota's intervals before the server
+// counts it, in one of rateLimitModes, over 200 to 500 posts.
+type jitterCase struct {
+	seed   uint64
+	rps    float64
+	burst  int
+	jitter time.Duration
+	mode   rateLimitMode
+	posts  int
+}
+
+// newJitterCase generates the case of seed from the random stream, in the
+// mode modeIndex picks.
+func newJitterCase(seed, stream, modeIndex uint64) jitterCase {
+	rng := rand.New(rand.NewPCG(seed, stream))
+	c := jitterCase{seed: seed, rps: math.Round(50 * math.Exp(rng.Float64()*math.Log(4))), burst: 1 + rng.IntN(5)}
+	c.jitter = time.Duration(rng.Float64() * 3 * float64(time.Second) / c.rps)
+	c.mode = rateLimitModes[modeIndex%uint64(len(rateLimitModes))]
+	c.posts = 200 + rng.IntN(300)
+	return c
+}
+
+func (c jitterCase) String() string {
+	return fmt.Sprintf("seed=%d/%s/quota=%v/burst=%d/jitter=%v/posts=%d", c.seed, c.mode.name, c.rps, c.burst, c.jitter.Round(time.Microsecond), c.posts)
+}
+
+// walk runs the case against the fake behind the quota, which says nothing
+// but Retry-After when retryAfterOnly, and otherwise tells its state in
+// rate-limit headers, with a Client of opts; it returns the requests the
+// quota refused, and all the server took.
+func (c jitterCase) walk(t *testing.T, retryAfterOnly bool, opts ...ugc.Option) (refused, requests int) {
+	h, err := ugctest.NewHandler(ugctest.Generate(c.posts, c.seed), "k", ugctest.WithRequestLogLimit(-1),
+		ugctest.WithQuotaConfig(ugctest.QuotaConfig{RPS: c.rps, Burst: c.burst, RetryAfterOnly: retryAfterOnly}))
+	require.NoError(t, err)
+	srv := httptest.NewServer(jittered(h, c.jitter, c.seed))
+	t.Cleanup(srv.Close)
+	client, err := ugc.NewClient(srv.URL, "k", opts...)
+	require.NoError(t, err)
+	c.mode.run(t, client, c.posts)
+	reqs := h.Requests()
+	for _, r := range reqs {
+		if r.OverQuota {
+			refused++
+		}
+	}
+	return refused, len(reqs)
 }
 
 // TestKitClientsWaitForTheFirstAnswerInRealTime: a test kit's client skips
