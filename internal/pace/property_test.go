@@ -249,16 +249,8 @@ func TestConfiguredRateMakesRoomForTheJitter(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 77))
 		rate := math.Round(math.Exp(rng.Float64()*math.Log(1000))*10) / 10
 		burst := 1 + rng.IntN(20)
-		c := simCase{
-			server:     bucketServer{rate: rate, burst: float64(burst)},
-			workers:    []int{1, 2, 8, 16}[rng.IntN(4)],
-			delay:      time.Duration(math.Exp(math.Log(100e3) + rng.Float64()*math.Log(200))),
-			jitter:     time.Duration(rng.Float64() * 50e6),
-			service:    200 * time.Microsecond,
-			late:       time.Duration(rng.Float64() * float64(time.Millisecond)),
-			length:     time.Duration(max(20, 2000/rate)) * time.Second,
-			configured: rate, configuredBurst: burst, seed: seed,
-		}
+		c := jitteryWalk(rng, seed, bucketServer{rate: rate, burst: float64(burst)})
+		c.configured, c.configuredBurst = rate, burst
 		r := c.run()
 		if burst > 1 {
 			require.Zero(t, r.refused, "%v: refused", c)
@@ -268,18 +260,41 @@ func TestConfiguredRateMakesRoomForTheJitter(t *testing.T) {
 			refusedWalks++
 			t.Logf("%v: refused one of %d", c, r.sent)
 		}
-		// The round trips spread by up to twice the jitter (it is drawn each
-		// way); what a spare token of the server's does not absorb widens the
-		// client's interval.
-		interval := time.Duration(float64(time.Second) / (rate * (1 - Headroom)))
-		over := max(2*c.jitter-time.Duration(burst-1)*interval, 0)
-		leaves := float64(time.Second) / float64(interval+over)
-		rtt := 2*(c.delay+c.jitter) + c.service + c.late
-		demand := float64(c.workers) / rtt.Seconds()
-		assert.GreaterOrEqual(t, float64(r.accepted)/c.length.Seconds(), 0.9*min(leaves, demand), "%v", c)
+		assert.GreaterOrEqual(t, float64(r.accepted)/c.length.Seconds(), 0.9*c.whatTheJitterLeaves(), "%v", c)
 	}
 	assert.LessOrEqual(t, refusedWalks, cases/100+1, "walks refused a request, of %d", cases)
 	t.Logf("%d of %d walks refused a request", refusedWalks, cases)
+}
+
+// jitteryWalk generates a walk on the bucket srv of seed from rng: 1, 2, 8
+// or 16 workers, 0.1 to 20 ms in transit each way and up to 50 ms of
+// jitter more, timers up to a millisecond late, for 2,000 of the bucket's
+// tokens (20 s at least).
+func jitteryWalk(rng *rand.Rand, seed uint64, srv bucketServer) simCase {
+	return simCase{
+		server:  srv,
+		workers: []int{1, 2, 8, 16}[rng.IntN(4)],
+		delay:   time.Duration(math.Exp(math.Log(100e3) + rng.Float64()*math.Log(200))),
+		jitter:  time.Duration(rng.Float64() * 50e6),
+		service: 200 * time.Microsecond,
+		late:    time.Duration(rng.Float64() * float64(time.Millisecond)),
+		length:  time.Duration(max(20, 2000/srv.rate)) * time.Second,
+		seed:    seed,
+	}
+}
+
+// whatTheJitterLeaves returns the rate, in requests a second, that c's
+// jitter in transit leaves a client that keeps under the bucket's quota:
+// the round trips spread by up to twice the jitter (it is drawn each way),
+// and what the server's spare tokens do not absorb widens the client's
+// interval; or the workers' own rate, where that is lower.
+func (c simCase) whatTheJitterLeaves() float64 {
+	interval := time.Duration(float64(time.Second) / (c.server.rate * (1 - Headroom)))
+	over := max(2*c.jitter-time.Duration(c.server.burst-1)*interval, 0)
+	leaves := float64(time.Second) / float64(interval+over)
+	rtt := 2*(c.delay+c.jitter) + c.service + c.late
+	demand := float64(c.workers) / rtt.Seconds()
+	return min(leaves, demand)
 }
 
 // TestAnnouncedQuotaMakesRoomForTheJitter walks a bucket that announces
@@ -310,26 +325,17 @@ func TestAnnouncedQuotaMakesRoomForTheJitter(t *testing.T) {
 		rate := math.Round(math.Exp(rng.Float64() * math.Log(1000)))
 		burst := 1 + rng.IntN(20)
 		firstAnswer, refused, sent := time.Duration(-1), 0, 0
-		c := simCase{
-			server:  bucketServer{rate: rate, burst: float64(burst), announces: true},
-			workers: []int{1, 2, 8, 16}[rng.IntN(4)],
-			delay:   time.Duration(math.Exp(math.Log(100e3) + rng.Float64()*math.Log(200))),
-			jitter:  time.Duration(rng.Float64() * 50e6),
-			service: 200 * time.Microsecond,
-			late:    time.Duration(rng.Float64() * float64(time.Millisecond)),
-			length:  time.Duration(max(20, 2000/rate)) * time.Second,
-			seed:    seed,
-			trace: func(at time.Duration, ok bool, sentAt time.Duration, _ *Pacer) {
-				if firstAnswer < 0 {
-					firstAnswer = at
+		c := jitteryWalk(rng, seed, bucketServer{rate: rate, burst: float64(burst), announces: true})
+		c.trace = func(at time.Duration, ok bool, sentAt time.Duration, _ *Pacer) {
+			if firstAnswer < 0 {
+				firstAnswer = at
+			}
+			if sentAt > firstAnswer {
+				sent++
+				if !ok {
+					refused++
 				}
-				if sentAt > firstAnswer {
-					sent++
-					if !ok {
-						refused++
-					}
-				}
-			},
+			}
 		}
 		r := c.run()
 		if burst > 1 {
@@ -340,12 +346,7 @@ func TestAnnouncedQuotaMakesRoomForTheJitter(t *testing.T) {
 			refusedWalks++
 			t.Logf("%v: refused one of %d", c, sent)
 		}
-		interval := time.Duration(float64(time.Second) / (rate * (1 - Headroom)))
-		over := max(2*c.jitter-time.Duration(burst-1)*interval, 0)
-		leaves := float64(time.Second) / float64(interval+over)
-		rtt := 2*(c.delay+c.jitter) + c.service + c.late
-		demand := float64(c.workers) / rtt.Seconds()
-		got := float64(r.accepted) / c.length.Seconds() / min(leaves, demand)
+		got := float64(r.accepted) / c.length.Seconds() / c.whatTheJitterLeaves()
 		if burst > 1 {
 			assert.GreaterOrEqual(t, got, 0.9, "%v", c)
 		}
