@@ -22,10 +22,10 @@ import (
 // overshoot could put it at a quarter); after the first 30 s every walk
 // takes at most two throttles per 30 s (and two more), and 90 % of them
 // one (and one more): the learner before took more in 15 % of them.
-// 48 walks (12 under -race, 400 with UGC_TEST_HEAVY=1).
+// 24 walks (12 under -race, 400 with UGC_TEST_HEAVY=1).
 func TestJitterOnABucketOfOneKeepsTheRate(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(48, 12, 400)
+	cases := sampleSize(24, 12, 400)
 	const length, learning = 3 * time.Minute, 30 * time.Second
 	allowed := int((length - learning) / (30 * time.Second))
 	within := 0

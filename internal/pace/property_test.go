@@ -314,11 +314,11 @@ func (c simCase) whatTheJitterLeaves() float64 {
 // bucket of one, which pauses until the next token at an answer that says
 // none is left, 0.7 (3 walks of 4,000 under 0.9, the least at 0.749). A
 // client that emptied its bucket at every such answer, whatever it
-// expected, got 0.585 in the worst of 2,000 walks, and 63 under 0.9. 100
+// expected, got 0.585 in the worst of 2,000 walks, and 63 under 0.9. 50
 // generated buckets (20 under -race; 4,000 with UGC_TEST_HEAVY=1).
 func TestAnnouncedQuotaMakesRoomForTheJitter(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(100, 20, 4000)
+	cases := sampleSize(50, 20, 4000)
 	refusedWalks, slow := 0, 0
 	for seed := range uint64(cases) {
 		rng := rand.New(rand.NewPCG(seed, 78))
@@ -441,11 +441,11 @@ func TestEightCallersShareABurstOfOne(t *testing.T) {
 // requests at the quota where that is longer: a low quota's probes take
 // requests, not seconds), over the next 120 s every walk takes at most one
 // refusal per 30 s and gets 0.94 of the quota or more, and 95 % of them
-// 0.95 or more. 200 generated buckets (40 under -race; 5,000 with
+// 0.95 or more. 100 generated buckets (40 under -race; 5,000 with
 // UGC_TEST_HEAVY=1). The log gives the counts.
 func TestEightCallersLearnABurstOfOne(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(200, 40, 5000)
+	cases := sampleSize(100, 40, 5000)
 	const window = 120 * time.Second
 	near := 0
 	for seed := range uint64(cases) {
@@ -486,11 +486,11 @@ func TestEightCallersLearnABurstOfOne(t *testing.T) {
 // 0.1 to 2 ms in transit, up to 1 ms of jitter as much as the bucket
 // absorbs: each walk runs twice, its timers on time and up to 0 to 1 ms
 // late. After the first 40 s, lateness costs 3 % of the quota or less in
-// 90 % of the walks, 1 % on average, and adds no more than a throttle. 24
+// 90 % of the walks, 1 % on average, and adds no more than a throttle. 12
 // walks of 2 minutes (8 under -race; 600 with UGC_TEST_HEAVY=1).
 func TestLateTimersCostALargerBucketLittle(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(24, 8, 600)
+	cases := sampleSize(12, 8, 600)
 	const length, from = 2 * time.Minute, 40 * time.Second
 	costly, cost := 0, 0.0
 	for seed := range uint64(cases) {
@@ -571,11 +571,11 @@ func TestWalksOfTheBenchmarksRunNearTheQuota(t *testing.T) {
 // confirms it does. After its first throttle every walk takes at most 11
 // (the property allows 14), and 90 % of them 7 or fewer: the learner
 // before, which took each such probe for a new quota and began its
-// plateaus again, took 8 or more in 36 % of them. 24 walks (12 under
+// plateaus again, took 8 or more in 36 % of them. 12 walks (12 under
 // -race, 1,000 with UGC_TEST_HEAVY=1).
 func TestProbesThatFindTheQuotaLengthenThePlateau(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(24, 12, 1000)
+	cases := sampleSize(12, 12, 1000)
 	few, walked := 0, 0
 	for seed := uint64(1); walked < cases; seed++ {
 		c := generatedBucket(seed, 7*time.Minute)
@@ -610,11 +610,11 @@ func TestProbesThatFindTheQuotaLengthenThePlateau(t *testing.T) {
 // fixed window of one request a second is left out: a rate a little over
 // it has its requests straddle the windows' edges, two of them accepted
 // close together, and the learner lowers its estimate a few percent a
-// throttle, some 40 of them in 6 minutes.) 24 walks of 6 minutes (8
+// throttle, some 40 of them in 6 minutes.) 12 walks of 6 minutes (8
 // under -race; 600 with UGC_TEST_HEAVY=1).
 func TestLearnedPaceBehindAWindowCounter(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(24, 8, 600)
+	cases := sampleSize(12, 8, 600)
 	const length = 6 * time.Minute
 	near := 0
 	for seed := range uint64(cases) {
@@ -716,11 +716,11 @@ func TestTheLearnedRateOfABucketOfOneOutlastsItsJitter(t *testing.T) {
 // most (and one more) ends under half of it. Measured over 1,000 walks: 978
 // with at most one throttle per 30 s, no storm, and 0.86 of the quota on
 // average, where the learner before had 737, 15 storms and 0.68; final
-// rates under half, 4 and 6. 24 walks (8 under -race, 1,000 with
+// rates under half, 4 and 6. 12 walks (8 under -race, 1,000 with
 // UGC_TEST_HEAVY=1).
 func TestALearnedBucketOfOneIsSpacedFromItsAnswers(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(24, 8, 1000)
+	cases := sampleSize(12, 8, 1000)
 	const length, learning = 2 * time.Minute, 30 * time.Second
 	allowed := int((length - learning) / (30 * time.Second))
 	within, walked, under, shares := 0, 0, 0, 0.0
