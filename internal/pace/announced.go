@@ -22,6 +22,11 @@ import (
 // left kept that far behind the server, and with many requests in flight,
 // an interval behind every answer.
 //
+// An answer that says none is left, where the client expected it, pauses
+// the client not at all with a token to spare, and with none (a bucket of
+// one) until the next token, a token's interval at most, whatever the
+// reset says: many servers send it in whole seconds, rounded up.
+//
 // Once the server holds a token or more less than expected (another client
 // spends the same key, or the server counts more than the client sends),
 // the client takes the server's word instead, as it does for a request
@@ -69,13 +74,18 @@ func (p *Pacer) expectation(t Ticket) (float64, bool) {
 }
 
 // announce takes what a server said of its quota in the answer to the
-// request of ticket t, at now (see above), and reports whether the
-// client's bucket expected it, with a token to spare: then an answer that
-// says none is left needs no pause until the next (see Answered). A
+// request of ticket t, at now (see above), and returns how long an answer
+// that says none is left pauses the client: until its reset, unless the
+// client's bucket expected it. Then, with a token to spare, not at all; a
 // bucket of one has none to spare for a request the server counted early
-// (the jitter in transit), and pauses.
-func (p *Pacer) announce(now time.Time, l Limit, t Ticket) (expected bool) {
+// (the jitter in transit), and waits for its next token: a token's
+// interval at most, where the reset says more (many servers send it in
+// whole seconds, rounded up: RateLimit's t).
+func (p *Pacer) announce(now time.Time, l Limit, t Ticket) (usedUp time.Duration) {
 	p.active.Store(true)
+	if l.Remaining == 0 {
+		usedUp = l.Reset
+	}
 	first := p.announced == 0
 	if l.Remaining > 0 && l.Remaining < math.MaxInt && l.Remaining+1 > p.capacity {
 		p.capacity = l.Remaining + 1
@@ -85,15 +95,17 @@ func (p *Pacer) announce(now time.Time, l Limit, t Ticket) (expected bool) {
 		p.adaptive.set(now, r*(1-Headroom), headroomBurst(max(p.capacity, 1)))
 	}
 	if p.announced == 0 || l.Remaining < 0 {
-		return false
+		return usedUp
 	}
 	if b := headroomBurst(max(p.capacity, 1)); b > p.adaptive.burst {
 		p.adaptive.widen(b)
 	}
 	if tokens, ok := p.expectation(t); ok && !p.contradicted {
-		short := tokens - l.mostHeld(p.announced)
-		if short < 1 {
-			return p.capacity > 1
+		if tokens-mostHeld(l) < 1 {
+			if p.capacity > 1 {
+				return 0
+			}
+			return min(usedUp, intervalAt(p.announced))
 		}
 		p.contradicted = true
 	}
@@ -102,15 +114,11 @@ func (p *Pacer) announce(now time.Time, l Limit, t Ticket) (expected bool) {
 		k = max(k, 0)
 	}
 	p.adaptive.limitTokens(now, k)
-	return false
+	return usedUp
 }
 
-// mostHeld returns the most tokens a bucket of rate tokens a second held
-// that said l: Remaining is its whole tokens, and with none, Reset the
-// wait for the next.
-func (l Limit) mostHeld(rate float64) float64 {
-	if l.Remaining == 0 && l.Reset > 0 {
-		return 1 - l.Reset.Seconds()*rate
-	}
-	return float64(l.Remaining) + 1
-}
+// mostHeld returns the most tokens a bucket held that said l: Remaining
+// is its whole tokens. Its Reset is not read: many servers send it in
+// whole seconds, rounded up (RateLimit's t), which would make a bucket
+// short of a token by a fraction look a second's tokens short.
+func mostHeld(l Limit) float64 { return float64(l.Remaining) + 1 }

@@ -41,11 +41,11 @@ func TestPacerOwesTheTokensOfRequestsSentBeforeTheQuotaWasKnown(t *testing.T) {
 // second, burst 5, that the server announces, the client's bucket expects
 // the server's to hold its own tokens and the spare one after each request.
 // Answers that say so change nothing; one that says none is left, where the
-// client expected the spare one and the server holds most of it, does not
-// pause the client until the next token. One that says the server holds
-// fewer by a token or more (another client spends the key) makes the client
-// take the server's word from then on: the answer that says none is left
-// pauses it until the reset.
+// client expected the spare one, does not pause the client until the
+// reset, even one in whole seconds (RateLimit's t, rounded up). After a
+// lull, one that says the server holds fewer by a token or more (another
+// client spends the key) makes the client take the server's word from then
+// on: the answer that says none is left pauses it until the reset.
 func TestPacerTrustsItsBucketWhileTheServerAgrees(t *testing.T) {
 	t.Parallel()
 	p := New(0, 0)
@@ -68,14 +68,16 @@ func TestPacerTrustsItsBucketWhileTheServerAgrees(t *testing.T) {
 	at := now.Add(interval)
 	last := p.Send(at)
 	// The server had 1 and refilled 0.97 of a token since: after this
-	// one, 0.97, and the next token 3 ms on.
-	e := p.Answered(at.Add(10*time.Millisecond), last, announced(0, 3*time.Millisecond))
-	assert.Zero(t, e.Pause, "as the client expected: no pause until the next token")
+	// one, 0.97, and the next token 3 ms on, which RateLimit's t says as
+	// a second.
+	e := p.Answered(at.Add(10*time.Millisecond), last, announced(0, time.Second))
+	assert.Zero(t, e.Pause, "as the client expected: no pause until the reset")
 	assert.Equal(t, at.Add(interval), p.Earliest(at), "the client's own bucket")
+	assert.False(t, p.contradicted)
 
-	at = at.Add(interval)
+	at = at.Add(time.Second) // a lull: the client's bucket holds its 4 again
 	shared := p.Send(at)
 	e = p.Answered(at.Add(10*time.Millisecond), shared, announced(0, 300*time.Millisecond))
-	assert.True(t, p.contradicted, "the server held three tokens less than expected")
+	assert.True(t, p.contradicted, "the server held fewer than 1 where the client expected 4")
 	assert.Equal(t, 300*time.Millisecond, e.Pause, "the server's word: none left until its reset")
 }

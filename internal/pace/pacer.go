@@ -324,7 +324,10 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	default:
 		p.learner.answered(t.id, now, lost)
 	}
-	expected := a.Found && p.announce(now, a.Limit, t)
+	var usedUp time.Duration
+	if a.Found {
+		usedUp = p.announce(now, a.Limit, t)
+	}
 	if e.Throttled {
 		e.Pause = p.pause(now, e.Wait)
 		switch {
@@ -337,8 +340,8 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 			p.active.Store(true)
 		}
 	}
-	if !e.Throttled && !expected && a.Found && a.Limit.Remaining == 0 && a.Limit.Reset > 0 {
-		e.Pause = p.pause(now, a.Limit.Reset) // the quota is used up: wait for it, not for a 429
+	if !e.Throttled && usedUp > 0 {
+		e.Pause = p.pause(now, usedUp) // the quota is used up: wait for it, not for a 429
 	}
 	p.follow(now)
 	p.takeTheRoundTrip(now, t)

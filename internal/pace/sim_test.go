@@ -23,8 +23,10 @@ type bucketServer struct {
 	retryAfter    retryAfterForm
 	fixedWait     int // seconds, for a fixed Retry-After
 	// announces: every answer tells the bucket's state in rate-limit
-	// headers, as ugctest's quota does (see announcement).
-	announces bool
+	// headers, as ugctest's quota does (see announcement); wholeSeconds:
+	// in RateLimit alone, whose reset is in whole seconds, rounded up, as
+	// many real servers send it.
+	announces, wholeSeconds bool
 
 	tokens float64
 	last   time.Duration
@@ -145,8 +147,10 @@ func (s *bucketServer) announcedHeader(t time.Duration, remaining int32, resetMs
 	}
 	h["Ratelimit-Policy"] = []string{fmt.Sprintf(`"quota";q=%d;w=1`, int64(math.Round(s.quotaAt(t))))}
 	h["Ratelimit"] = []string{fmt.Sprintf(`"quota";r=%d;t=%d`, remaining, (resetMs+999)/1000)}
-	h["X-Ratelimit-Remaining"] = []string{fmt.Sprint(remaining)}
-	h["X-Ratelimit-Reset"] = []string{fmt.Sprintf("%.3f", float64(resetMs)/1000)}
+	if !s.wholeSeconds {
+		h["X-Ratelimit-Remaining"] = []string{fmt.Sprint(remaining)}
+		h["X-Ratelimit-Reset"] = []string{fmt.Sprintf("%.3f", float64(resetMs)/1000)}
+	}
 	return h
 }
 
@@ -199,8 +203,12 @@ func (c simCase) String() string {
 	out := fmt.Sprintf("seed %d: quota %.1f/s burst %.0f, Retry-After %s %d s, %d workers, delay %v + jitter %v",
 		c.seed, s.rate, s.burst, form, s.fixedWait, c.workers, c.delay, c.jitter)
 	if s.announces {
-		out = fmt.Sprintf("seed %d: quota %.1f/s burst %.0f announced in its headers, %d workers, delay %v + jitter %v",
-			c.seed, s.rate, s.burst, c.workers, c.delay, c.jitter)
+		form := "to the millisecond"
+		if s.wholeSeconds {
+			form = "in whole seconds"
+		}
+		out = fmt.Sprintf("seed %d: quota %.1f/s burst %.0f announced in its headers (reset %s), %d workers, delay %v + jitter %v",
+			c.seed, s.rate, s.burst, form, c.workers, c.delay, c.jitter)
 	}
 	if c.spikes > 0 {
 		out += fmt.Sprintf(" in %.1f %% of the transits (a twentieth in the others)", 100*c.spikes)

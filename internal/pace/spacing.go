@@ -25,7 +25,7 @@ import (
 // full, after a lull) spaces the next from itself. The pacer sets it, on a
 // spacing whose burst is one, for the learned rate (see
 // learner.forgivesLateness) and for a configured burst of two (see
-// Pacer.slackFromTheSpread).
+// slackFromTheSpread).
 //
 // late, when set, is how much later than it went out the server may count
 // a request, past what the spare token absorbs (the jitter in transit: see
