@@ -364,6 +364,20 @@
 //     average; 1-s windows 0.87), with no throttle storm, but for a
 //     fixed window of one request, whose edges let two requests through
 //     close together;
+//   - several Clients that spend one key (processes of one program, or
+//     other programs) each take its quota for their own. Give each its
+//     share, [WithRateLimit](q/k, b/k) for k Clients on a quota of q a
+//     second in bursts of b: with shares of two tokens or more, together
+//     they are never refused (simulated keys of 2 or 3 Clients, 1 to
+//     1,000 a second, with jitter in transit; and on the fake). Left to
+//     learn it, they share it unevenly and are throttled more than one
+//     alone: where the burst holds a token for each, together they use
+//     0.8 of the quota or more, with at most 9 throttles in 30 s a Client
+//     (simulated: 0.835 at the least, 7.1 at the most, and one Client got
+//     a fifteenth of an even share); where it holds fewer, each request
+//     finds the bucket emptied by another about as often as the others
+//     use it, and their rates fall (a bucket of one shared by three at
+//     654 a second: 0.06 of it; BENCHMARKS.md);
 //   - a throttle is retried by time, not by attempts: it does not use up
 //     [WithRetryMax]. A call may wait for the quota, pauses and pacing
 //     included, [DefaultThrottleBudget] ([WithThrottleBudget], per call,

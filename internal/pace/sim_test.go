@@ -180,7 +180,10 @@ type simCase struct {
 	late time.Duration
 	// length is how long the walk lasts.
 	length time.Duration
-	// configured is a rate given to the pacer (WithRateLimit); 0: none.
+	// clients is how many Clients spend the key, each with its own
+	// Pacer and workers; 0 is one.
+	clients int
+	// configured is a rate given to each pacer (WithRateLimit); 0: none.
 	configured      float64
 	configuredBurst int
 	seed            uint64
@@ -223,23 +226,37 @@ func (c simCase) String() string {
 	if c.configured > 0 {
 		out += fmt.Sprintf(", configured %.1f/s burst %d", c.configured, c.configuredBurst)
 	}
+	if c.clients > 1 {
+		out += fmt.Sprintf(", %d clients on the key", c.clients)
+	}
 	return out
 }
 
 // simResult is what a walk did.
 type simResult struct {
 	sent, accepted, refused int
-	// firstThrottle is when the first 429 was answered, and resumed when
-	// its pause ended; 0 when none came.
+	// firstThrottle is when the first client's first 429 was answered,
+	// and resumed when its pause ended; 0 when none came.
 	firstThrottle, resumed time.Duration
-	// episodes are the 429s of requests sent after the pause the
-	// previous one named had ended (the 429s of requests in flight
-	// together are one episode), after the first.
+	// episodes are the first client's 429s of requests sent after the
+	// pause the previous one named had ended (the 429s of requests in
+	// flight together are one episode), after the first.
 	episodes []time.Duration
+	// byClient is what each client did, when several spend the key.
+	byClient []clientResult
 	// accepts are the times the accepted requests arrived at the server,
 	// and refusals those of the refused ones.
 	accepts, refusals []time.Duration
 	// finalRate is the pacer's rate at the end.
+	finalRate float64
+}
+
+// clientResult is what one of the clients on a key did.
+type clientResult struct {
+	accepted int
+	// episodes counts its throttle episodes after its first (see
+	// simResult.episodes).
+	episodes  int
 	finalRate float64
 }
 
@@ -262,6 +279,7 @@ type simEvent struct {
 	seq     int64
 	kind    int8
 	ok      bool
+	client  int8
 	worker  int32
 	id      uint64
 	sent    time.Duration
@@ -320,7 +338,8 @@ func (q *eventQueue) pop() simEvent {
 	return e
 }
 
-// run simulates the walk.
+// run simulates the walk: each client's workers, through its own Pacer,
+// to the one server.
 func (c simCase) run() simResult {
 	rng := rand.New(rand.NewPCG(c.seed, 25))
 	srv := c.server
@@ -330,26 +349,35 @@ func (c simCase) run() simResult {
 	if win.n > 0 {
 		take = win.take
 	}
-	p := New(c.configured, c.configuredBurst)
+	// simClient is one Client on the key: its Pacer, its workers waiting
+	// (in order), its next wake, and when the pause of its last episode
+	// ended.
+	type simClient struct {
+		p         *Pacer
+		line      []int32
+		wakeAt    time.Duration
+		pauseEnds time.Duration
+		throttled bool
+	}
+	clients := make([]simClient, max(c.clients, 1))
 	var (
-		res       simResult
-		q         eventQueue
-		seq       int64
-		line      []int32 // workers waiting, in order
-		wakeAt    = time.Duration(-1)
-		pauseEnds time.Duration // when the pause of the last episode ended
+		res simResult
+		q   eventQueue
+		seq int64
 	)
+	res.byClient = make([]clientResult, len(clients))
 	push := func(e simEvent) {
 		seq++
 		e.seq = seq
 		q.push(e)
 	}
-	wake := func(at time.Duration) {
-		if wakeAt >= 0 && wakeAt <= at {
+	wake := func(k int8, at time.Duration) {
+		cl := &clients[k]
+		if cl.wakeAt >= 0 && cl.wakeAt <= at {
 			return
 		}
-		wakeAt = at
-		push(simEvent{at: at, kind: evWake})
+		cl.wakeAt = at
+		push(simEvent{at: at, kind: evWake, client: k})
 	}
 	transit := func() time.Duration {
 		jitter := c.jitter
@@ -358,23 +386,29 @@ func (c simCase) run() simResult {
 		}
 		return c.delay + time.Duration(rng.Int64N(int64(jitter)+1))
 	}
-	for w := range c.workers {
-		line = append(line, int32(w))
+	for k := range clients {
+		clients[k] = simClient{p: New(c.configured, c.configuredBurst), wakeAt: -1}
+		for w := range c.workers {
+			clients[k].line = append(clients[k].line, int32(w))
+		}
+		// the clients start apart, by a little more than a millisecond
+		wake(int8(k), time.Duration(k)*1_137*time.Microsecond)
 	}
-	wake(0)
 	for len(q) > 0 {
 		e := q.pop()
 		if e.at > c.length {
 			break
 		}
 		now := simEpoch.Add(e.at)
+		cl := &clients[e.client]
+		p := cl.p
 		switch e.kind {
 		case evWake:
-			if e.at != wakeAt {
+			if e.at != cl.wakeAt {
 				continue // a later wake replaced it, or an earlier one ran
 			}
-			wakeAt = -1
-			for len(line) > 0 {
+			cl.wakeAt = -1
+			for len(cl.line) > 0 {
 				if _, _, held := p.Hold(); held {
 					break // until an answer, which wakes the line (each request is written as it goes)
 				}
@@ -383,15 +417,15 @@ func (c simCase) run() simResult {
 					if c.late > 0 {
 						at = at.Add(time.Duration(rng.Int64N(int64(c.late) + 1)))
 					}
-					wake(at.Sub(simEpoch))
+					wake(e.client, at.Sub(simEpoch))
 					break
 				}
-				w := line[0]
-				line = line[1:]
+				w := cl.line[0]
+				cl.line = cl.line[1:]
 				t := p.Send(now)
 				p.Wrote(t, now)
 				res.sent++
-				push(simEvent{at: e.at + transit(), kind: evArrive, worker: w, id: t.id, sent: e.at})
+				push(simEvent{at: e.at + transit(), kind: evArrive, client: e.client, worker: w, id: t.id, sent: e.at})
 			}
 		case evArrive:
 			ok, refusal := take(e.at)
@@ -400,7 +434,7 @@ func (c simCase) run() simResult {
 			} else {
 				res.refusals = append(res.refusals, e.at)
 			}
-			answer := simEvent{at: e.at + c.service + transit(), kind: evAnswer, worker: e.worker, id: e.id, sent: e.sent, ok: ok, refusal: refusal}
+			answer := simEvent{at: e.at + c.service + transit(), kind: evAnswer, client: e.client, worker: e.worker, id: e.id, sent: e.sent, ok: ok, refusal: refusal}
 			if srv.announces && win.n == 0 {
 				answer.remaining, answer.resetMs = srv.announcement(e.at)
 			}
@@ -412,41 +446,49 @@ func (c simCase) run() simResult {
 			}
 			if e.ok {
 				res.accepted++
+				res.byClient[e.client].accepted++
 			} else {
 				res.refused++
 				a.Status = http.StatusTooManyRequests
 				if !srv.announces {
 					a.Limit, a.Found = Parse(srv.retryAfterHeader(e.refusal), now)
 				}
-				sentAt := e.sent
 				switch {
-				case res.firstThrottle == 0:
-					res.firstThrottle = e.at
-					res.resumed = e.at + a.Limit.NamedWait()
-					pauseEnds = res.resumed
-				case sentAt >= pauseEnds:
-					res.episodes = append(res.episodes, e.at)
-					pauseEnds = e.at + a.Limit.NamedWait()
+				case !cl.throttled:
+					cl.throttled = true
+					cl.pauseEnds = e.at + a.Limit.NamedWait()
+					if e.client == 0 {
+						res.firstThrottle, res.resumed = e.at, cl.pauseEnds
+					}
+				case e.sent >= cl.pauseEnds:
+					cl.pauseEnds = e.at + a.Limit.NamedWait()
+					res.byClient[e.client].episodes++
+					if e.client == 0 {
+						res.episodes = append(res.episodes, e.at)
+					}
 				}
 			}
 			eff := p.Answered(now, Ticket{Sent: simEpoch.Add(e.sent), id: e.id}, a)
-			if c.trace != nil {
+			if c.trace != nil && e.client == 0 {
 				c.trace(e.at, e.ok, e.sent, p)
 			}
 			if !e.ok && !eff.Throttled {
 				// a 429 that names no wait is retried after the client's
 				// backoff (WithRetryWait's minimum)
-				push(simEvent{at: e.at + retryBackoff, kind: evRetry, worker: e.worker})
+				push(simEvent{at: e.at + retryBackoff, kind: evRetry, client: e.client, worker: e.worker})
 				continue
 			}
-			line = append(line, e.worker)
-			wake(e.at)
+			cl.line = append(cl.line, e.worker)
+			wake(e.client, e.at)
 		case evRetry:
-			line = append(line, e.worker)
-			wake(e.at)
+			cl.line = append(cl.line, e.worker)
+			wake(e.client, e.at)
 		}
 	}
-	res.finalRate = p.Rate()
+	for k, cl := range clients {
+		res.byClient[k].finalRate = cl.p.Rate()
+	}
+	res.finalRate = res.byClient[0].finalRate
 	return res
 }
 
