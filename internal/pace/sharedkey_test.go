@@ -20,10 +20,10 @@ import (
 // workers each: the bucket never refuses a request (k streams that each
 // keep to a bucket of q/k, b/k together keep to one of q, b), and the
 // clients together get 0.95 of the quota or more where they ask for it.
-// 40 generated keys (10 under -race; 1,000 with UGC_TEST_HEAVY=1).
+// 20 generated keys (6 under -race; 1,000 with UGC_TEST_HEAVY=1).
 func TestSharesOfAKeyAreNeverRefused(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(40, 10, 1000)
+	cases := sampleSize(20, 6, 1000)
 	for seed := range uint64(cases) {
 		rng := rand.New(rand.NewPCG(seed, 40))
 		k := 2 + rng.IntN(2)
@@ -58,11 +58,11 @@ func TestSharesOfAKeyAreNeverRefused(t *testing.T) {
 // share it unevenly and are throttled more than one Client alone; but
 // there is no throttle storm (at most 9 throttles in 30 s a client,
 // where a storm has one a pause), and together they use 0.8 of the
-// quota or more. The log gives the least share of an even split. 8 keys
-// (4 under -race; 1,000 with UGC_TEST_HEAVY=1).
+// quota or more. The log gives the least share of an even split. 4 keys
+// (2 under -race; 1,000 with UGC_TEST_HEAVY=1).
 func TestLearnersOnOneKey(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(8, 4, 1000)
+	cases := sampleSize(4, 2, 1000)
 	leastShare, mostThrottles := math.Inf(1), 0.0
 	for seed := range uint64(cases) {
 		rng := rand.New(rand.NewPCG(seed, 41))
