@@ -50,17 +50,17 @@ func TestSharesOfAKeyAreNeverRefused(t *testing.T) {
 	}
 }
 
-// TestLearnersOnOneKey drives 2 or 3 Pacers with no configured rate
-// against one bucket that says nothing but Retry-After and holds a token
-// for each of them or more (up to 50), at 1 to 1,000 requests a second,
-// with 1 to 16 workers each, for 5 minutes. Each learns the quota as its
+// TestLearnersOnOneKeyShareItWithoutAStorm drives 2 or 3 Pacers with no
+// configured rate against one bucket that says nothing but Retry-After and
+// holds a token for each of them or more (up to 50), at 1 to 1,000
+// requests a second, with 1 to 16 workers each, for 5 minutes. Each learns the quota as its
 // own, and the others' requests contradict what it learned, so they
 // share it unevenly and are throttled more than one Client alone; but
 // there is no throttle storm (at most 9 throttles in 30 s a client,
 // where a storm has one a pause), and together they use 0.8 of the
 // quota or more. The log gives the least share of an even split. 4 keys
 // (2 under -race; 1,000 with UGC_TEST_HEAVY=1).
-func TestLearnersOnOneKey(t *testing.T) {
+func TestLearnersOnOneKeyShareItWithoutAStorm(t *testing.T) {
 	t.Parallel()
 	cases := sampleSize(4, 2, 1000)
 	leastShare, mostThrottles := math.Inf(1), 0.0
