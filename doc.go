@@ -343,32 +343,33 @@
 //     probed after 4 s when their bounds are loose, but for the ramp's
 //     own where they are within a fifth of it on a bucket of three
 //     tokens or more: that one keeps its 30 s, so a walk of a few
-//     hundred requests spends one named wait less (simulated: 9 walks in
-//     10 take no throttle but the ramp's in the 30 s after the first,
-//     where 2 in 3 did). Where the phases leave only buckets of three
-//     tokens or more, a request that the client's timer let go late, or
-//     that waited to be written, by up to half an interval in all,
-//     leaves the next one due when it was, so the client sends at the
-//     learned rate itself; once a request that came that much sooner is
-//     refused, never again. Where they leave only a bucket of one or
-//     two, once a refusal has been taken for the jitter in transit, and
-//     while the round trips spread by more than the 3 % the client keeps
-//     under its estimate, the requests are spaced from their writes and
-//     answers as under [WithRateLimit] with a burst of one (above), so
-//     that a request the server counted late seldom has the next one
-//     refused and the learned rate lowered (simulated stalls: no
-//     throttle storm, where there were some). A parallel walk's requests
-//     in flight follow the same rate, and its window opens as pages come
-//     (four requests at first, one more for each page taken), so that
-//     the first throttle finds a few of them in flight, not the whole
-//     read-ahead. Simulated token buckets of 1 to 1,000 req/s show it,
-//     and BENCHMARKS.md measures it on the fake. A server that counts
-//     requests in a fixed or sliding window instead, which gives back
-//     all of its count at once, fits the model only roughly: simulated
-//     windows of 1 s to a minute are paced at 0.7 of their rate or more
-//     (0.93 on average; 1-s windows 0.87), with no throttle storm, but
-//     for a fixed window of one request, whose edges let two requests
-//     through close together;
+//     hundred requests spends one named wait less (simulated buckets of
+//     30 to 300 a second and 3 to 20 tokens: 9 walks in 10 take no
+//     throttle but the ramp's in the 30 s after the first, where 2 in 3
+//     did). Where the phases leave only buckets of three tokens or more,
+//     a request that the client's timer let go late, or that waited to
+//     be written, by up to half an interval in all, leaves the next one
+//     due when it was, so the client sends at the learned rate itself;
+//     once a request that came that much sooner is refused, never again.
+//     Where they leave only a bucket of one or two, once a refusal has
+//     been taken for the jitter in transit, and while the round trips
+//     spread by more than the 3 % the client keeps under its estimate,
+//     the requests are spaced from their writes and answers as under
+//     [WithRateLimit] with a burst of one (above), so that a request the
+//     server counted late seldom has the next one refused and the
+//     learned rate lowered (simulated stalls: no throttle storm, where
+//     there were some). A parallel walk's requests in flight follow the
+//     same rate, and its window opens as pages come (four requests at
+//     first, one more for each page taken), so that the first throttle
+//     finds a few of them in flight, not the whole read-ahead. Simulated
+//     token buckets of 1 to 1,000 req/s show it, and BENCHMARKS.md
+//     measures it on the fake. A server that counts requests in a fixed
+//     or sliding window instead, which gives back all of its count at
+//     once, fits the model only roughly: simulated windows of 1 s to a
+//     minute are paced at 0.7 of their rate or more (0.93 on average;
+//     1-s windows 0.87), with no throttle storm, but for a fixed window
+//     of one request, whose edges let two requests through close
+//     together;
 //   - several Clients that spend one key (processes of one program, or
 //     other programs) each take its quota for their own. Give each its
 //     share, [WithRateLimit](q/k, b/k) for k Clients on a quota of q a
