@@ -64,9 +64,12 @@ type learner struct {
 	// jittery: one was, ever: the jitter in transit costs requests their
 	// token.
 	doubted, jittery bool
-	// earlyRefused: a request that went well sooner after the one before
-	// it than the rate allows (see forgivesLateness) was refused.
-	earlyRefused bool
+	// earlyRefused: earlyRefusalsInARow requests that went sooner after
+	// the one before them than the rate allows (see forgivesLateness)
+	// were refused in a row while the client kept under what it had
+	// learned; earlyRefusals counts them.
+	earlyRefused  bool
+	earlyRefusals int
 }
 
 // A record of one request: when it was sent, and what came of it.
@@ -76,12 +79,15 @@ type sendRecord struct {
 	outcome outcome
 	// paced: the rate held the request back (see record).
 	paced bool
+	// late is how long after its token was due a request the rate held
+	// back went (its timer woke late), in seconds: the client's, not a
+	// rate it chose (see usedTheRate).
+	late float64
 	// allowed is the time the learner's rate allowed between the request
 	// before and this one, in seconds, when it was sent (0: no rate).
 	allowed float64
-	// early: it went sooner after the request before it than
-	// earlyShare of allowed, as a request after a late one may (see
-	// forgivesLateness).
+	// early: it went sooner after the request before it than allowed,
+	// as a request after a late one may (see forgivesLateness).
 	early bool
 }
 
@@ -164,8 +170,14 @@ const (
 	maxBurst   = 4096
 	denseSizes = 8
 	// earlyShare: a request sent sooner than this share of the time the
-	// rate allows after the one before it is early (see sendRecord).
-	earlyShare = 0.75
+	// rate allows after the one before it is early (see sendRecord): a
+	// thousandth is spared for rounding.
+	earlyShare = 0.999
+	// earlyRefusalsInARow is how many early requests refused in a row
+	// stop the forgiving of late ones (see forgivesLateness): a bucket of
+	// one refuses one at each plateau, a larger bucket learned too high
+	// now and then.
+	earlyRefusalsInARow = 2
 	// minRate bounds the rate from below, in requests a second.
 	minRate = 0.05
 	// maxRate bounds the rate from above.
@@ -174,14 +186,15 @@ const (
 
 // record remembers a request sent at t, and returns its ticket. paced
 // says the rate held it back: its success says the rate held; one sent
-// slower than allowed says nothing of a higher rate.
-func (l *learner) record(t time.Time, paced bool) uint64 {
+// slower than allowed says nothing of a higher rate. late is how long
+// after its token was due a request held back went, in seconds.
+func (l *learner) record(t time.Time, paced bool, late float64) uint64 {
 	i := l.histEnd
 	if i == 0 {
 		l.epoch = t
 		l.hist = make([]sendRecord, histLen)
 	}
-	r := sendRecord{sent: l.seconds(t), paced: paced, allowed: 1 / l.rate()}
+	r := sendRecord{sent: l.seconds(t), paced: paced, late: late, allowed: 1 / l.rate()}
 	r.early = i > 0 && r.sent-l.hist[(i-1)%histLen].sent < earlyShare*r.allowed
 	l.hist[i%histLen] = r
 	l.histEnd++
@@ -220,22 +233,18 @@ func (l *learner) rate() float64 {
 
 // forgivesLateness reports whether a request let go late (a timer woke
 // late, or the request waited to be written) may leave the next one due
-// when it was: where every bucket the phases leave possible holds three
-// tokens or more, the server's spare token absorbs the next request
-// coming sooner after it. Not while ramping, and never again once an
-// early request was refused: a quota that changed to a bucket of one
-// would refuse each, and the phases could still explain them by a larger
-// bucket at a lower rate.
+// when it was, so that the next comes sooner after it than the rate
+// allows: a server's bucket with a token to spare absorbs it, and Go's
+// timers, which wake up to a millisecond late, would otherwise cost a
+// rate of 500 requests a second a fifth of it. Once the rate is learned,
+// unless the phases leave only buckets of one or two, and until a
+// request sent so soon is refused while the client keeps under what it
+// learned (see throttled): a bucket of one refuses each. Where the
+// jitter in transit is more than a bucket's spacing, the phases cannot
+// rule a bucket of one out (and a quota that changed to one could still
+// be explained by a larger bucket at a lower rate); its refusal can.
 func (l *learner) forgivesLateness() bool {
-	if l.ramping || l.earlyRefused || len(l.candidates) == 0 {
-		return false
-	}
-	for _, c := range l.candidates {
-		if c.b < 3 {
-			return false
-		}
-	}
-	return true
+	return !l.ramping && !l.earlyRefused && len(l.candidates) > 0 && !l.atMostTwoTokens()
 }
 
 // atMostTwoTokens reports whether the phases leave only buckets of one
@@ -294,8 +303,13 @@ func (l *learner) throttled(i uint64, sent, resume time.Time, wait time.Duration
 	if l.engaged && sent.Before(l.phase) {
 		return false
 	}
-	if l.remembered(int(i)) && l.hist[i%histLen].early {
-		l.earlyRefused = true
+	if l.engaged && !l.ramping && l.succeeded < l.plateau && l.remembered(int(i)) && l.hist[i%histLen].early {
+		// refused under the learned rate, not by a probe above it that
+		// found the quota: the bucket had no token to spare for it
+		l.earlyRefusals++
+		l.earlyRefused = l.earlyRefused || l.earlyRefusals >= earlyRefusalsInARow
+	} else {
+		l.earlyRefusals = 0
 	}
 	switch {
 	case !l.engaged:
@@ -358,6 +372,9 @@ func (l *learner) usedTheRate() bool {
 		}
 	}
 	took := l.hist[(l.histEnd-1)%histLen].sent - l.hist[(l.histEnd-1-rateWindow)%histLen].sent
+	for k := l.histEnd - rateWindow; k < l.histEnd; k++ {
+		took -= l.hist[k%histLen].late // the timers', not the client's
+	}
 	return usedRate*took <= allowed
 }
 

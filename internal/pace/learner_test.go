@@ -55,37 +55,47 @@ func TestTheRampsEstimateIsNearTheQuota(t *testing.T) {
 	t.Logf("%d of %d estimates within 20 %% of the quota", near, learned)
 }
 
-// TestLatenessIsForgivenOnlyWhereABucketHoldsThree: the learned rate
-// forgives a late request where every bucket the phases leave possible
-// holds three tokens or more; not while ramping, not where a bucket of one
-// or two remains possible, and never again once an early request (sent
-// within three quarters of the time the rate allows after the one before
-// it) was refused.
-func TestLatenessIsForgivenOnlyWhereABucketHoldsThree(t *testing.T) {
+// TestLatenessIsForgivenUntilABucketRefusesIt: once the rate is learned,
+// a late request leaves the next due when it was, unless the phases leave
+// only buckets of one or two (the jitter in transit can keep a bucket of
+// one possible beside larger ones); not while ramping, and never again
+// once two requests in a row, each sent sooner after the one before it
+// than the rate allows, were refused under the learned rate (a bucket of
+// one refuses one at each plateau). Refusals past the plateau, where the
+// probe found the quota, do not count, nor one of a request sent on time.
+func TestLatenessIsForgivenUntilABucketRefusesIt(t *testing.T) {
 	t.Parallel()
-	l := learner{engaged: true, est: 100, plateau: 3000, candidates: []candidate{{3, 90, 110}, {5, 80, 100}}}
-	assert.True(t, l.forgivesLateness())
-	l.candidates = append(l.candidates, candidate{2, 95, 120})
-	assert.False(t, l.forgivesLateness(), "a bucket of two has no token to spare for it")
-	l.candidates = l.candidates[:2]
+	l := learner{engaged: true, est: 100, plateau: 3000, candidates: []candidate{{1, 90, 110}, {5, 80, 100}}}
+	assert.True(t, l.forgivesLateness(), "a bucket of one possible, none refused")
+	l.candidates = []candidate{{1, 90, 110}, {2, 80, 100}}
+	assert.False(t, l.forgivesLateness(), "only buckets of one or two possible: no token to spare")
+	l.candidates = []candidate{{1, 90, 110}, {5, 80, 100}}
 	l.ramping = true
-	assert.False(t, l.forgivesLateness(), "nor while ramping")
+	assert.False(t, l.forgivesLateness(), "not while ramping")
 	l.ramping = false
 
-	now := simEpoch
-	interval := time.Duration(float64(time.Second) / l.rate())
-	for _, c := range []struct {
-		gap   time.Duration
-		early bool
-	}{{interval * 4 / 5, false}, {interval * 7 / 10, true}} {
-		l := l
-		l.record(now, true)
-		l.record(now.Add(c.gap), true)
-		assert.Equal(t, c.early, l.hist[1].early, "a request %v after the one before, at an interval of %v", c.gap, interval)
-		l.throttled(1, now.Add(c.gap), now.Add(time.Second), time.Second)
-		l.candidates = []candidate{{3, 90, 110}} // whatever the phase taught
-		assert.Equal(t, !c.early, l.forgivesLateness(), "after the refusal of a request %v after the one before", c.gap)
+	// refuse, n times in a row, a request sent share of an interval after
+	// the one before it, succeeded successes into the curve
+	refuse := func(n int, succeeded, share float64) *learner {
+		l := &learner{engaged: true, est: 100, plateau: 3000, candidates: []candidate{{3, 90, 110}}}
+		now := simEpoch
+		for range n {
+			l.succeeded = succeeded
+			interval := time.Duration(float64(time.Second) / l.rate())
+			gap := time.Duration(float64(interval) * share)
+			l.record(now, true, 0)
+			i := l.record(now.Add(gap), true, 0)
+			assert.Equal(t, share < 1, l.hist[i].early, "a request %v after the one before, at an interval of %v", gap, interval)
+			l.throttled(i, now.Add(gap), now.Add(time.Second), time.Second)
+			l.candidates = []candidate{{3, 90, 110}} // whatever the phase taught
+			now = now.Add(2 * time.Second)
+		}
+		return l
 	}
+	assert.True(t, refuse(2, 0, 1).forgivesLateness(), "requests sent on time, refused under the learned rate")
+	assert.True(t, refuse(1, 0, 0.9).forgivesLateness(), "a request sent sooner, refused under the learned rate")
+	assert.False(t, refuse(2, 0, 0.9).forgivesLateness(), "two in a row")
+	assert.True(t, refuse(2, 7000, 0.9).forgivesLateness(), "requests sent sooner, refused by probes past the plateau")
 }
 
 // TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn: on a bucket of one,
@@ -115,7 +125,7 @@ func TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn(t *testing.T) {
 			t.Parallel()
 			l := learner{}
 			t0 := simEpoch
-			l.answered(l.record(t0.Add(-2*time.Second), true), t0.Add(-2*time.Second+2*time.Millisecond), accepted)
+			l.answered(l.record(t0.Add(-2*time.Second), true, 0), t0.Add(-2*time.Second+2*time.Millisecond), accepted)
 			l.engaged, l.est, l.lo, l.hi = true, 186.8, 185.2, 190.5
 			l.candidates = []candidate{{1, 185.2, 190.5}}
 			l.plateau, l.learned = 5600, 3
@@ -123,9 +133,9 @@ func TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn(t *testing.T) {
 			l.phase, l.from, l.pause = t0, uint64(l.histEnd), time.Second
 
 			for _, at := range tc.accepted {
-				l.answered(l.record(t0.Add(at), true), t0.Add(at+2*time.Millisecond), accepted)
+				l.answered(l.record(t0.Add(at), true, 0), t0.Add(at+2*time.Millisecond), accepted)
 			}
-			next := l.record(t0.Add(tc.refused), true)
+			next := l.record(t0.Add(tc.refused), true, 0)
 			l.answered(next, t0.Add(tc.refused+2*time.Millisecond), refused)
 			require.True(t, l.throttled(next, t0.Add(tc.refused), t0.Add(time.Second), time.Second))
 

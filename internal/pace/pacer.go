@@ -66,6 +66,9 @@ type Pacer struct {
 	// nextEvent, once Hold handed it out, is closed at the next answer,
 	// request lost or request written.
 	nextEvent chan struct{}
+	// heldBack: a request was told to wait for the adaptive rate's token
+	// (see Earliest); the next one sent waited for it.
+	heldBack bool
 
 	throttles, pauses atomic.Int64
 }
@@ -207,6 +210,9 @@ func (p *Pacer) Active() bool { return p.active.Load() }
 func (p *Pacer) Earliest(now time.Time) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.adaptive.on() && p.adaptive.earliest().After(now) {
+		p.heldBack = true
+	}
 	return p.earliest(now)
 }
 
@@ -236,10 +242,17 @@ func (p *Pacer) Interval() time.Duration {
 func (p *Pacer) Send(now time.Time) Ticket {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// The adaptive rate held this request back if its token was due
-	// less than half an interval ago: a client that sends slower than it
-	// may shows nothing of a higher rate.
-	paced := p.adaptive.on() && now.Sub(p.adaptive.earliest()) < p.adaptive.interval/2
+	// The adaptive rate held this request back if it waited for its
+	// token (and went late, where its timer woke late or it waited for an
+	// answer: see Hold), or the token was due less than half an interval
+	// ago: a client that sends slower than it may shows nothing of a
+	// higher rate.
+	late := time.Duration(0)
+	if p.heldBack && p.adaptive.on() {
+		late = max(now.Sub(p.adaptive.earliest()), 0)
+	}
+	paced := p.adaptive.on() && (late > 0 || now.Sub(p.adaptive.earliest()) < p.adaptive.interval/2)
+	p.heldBack = false
 	p.configured.take(now)
 	p.adaptive.take(now)
 	p.inflight++
@@ -250,7 +263,7 @@ func (p *Pacer) Send(now time.Time) Ticket {
 		p.coldSent++
 	}
 	p.lastOut = later(p.lastOut, now)
-	t := Ticket{Sent: now, id: p.learner.record(now, paced)}
+	t := Ticket{Sent: now, id: p.learner.record(now, paced, late.Seconds())}
 	p.expect(now, t)
 	if s, _, _ := p.answerSpaced(); s != nil {
 		if p.unwritten == nil {
@@ -372,7 +385,9 @@ func (p *Pacer) follow(now time.Time) {
 	}
 	p.adaptive.slack, p.adaptive.gap = 0, 0 // the answer sets the gap again (see takeTheRoundTrip)
 	if p.learner.forgivesLateness() {
-		p.adaptive.slack = p.adaptive.interval / 2
+		// a request up to an interval late: the next may follow it at
+		// once, two together at most
+		p.adaptive.slack = p.adaptive.interval
 	}
 }
 

@@ -53,8 +53,10 @@ func raceEnabled() bool {
 // not keep up with the quota); 0.1 to 5 ms in transit each way, plus up
 // to 50 ms of jitter, as much as the bucket can absorb at its rate (a
 // bucket of one cannot absorb a request that arrives early by more than
-// its spacing allows); and in half the cases the quota changes once,
-// between 60 and 120 s in, to between half and twice its rate.
+// its spacing allows); in half the cases the quota changes once,
+// between 60 and 120 s in, to between half and twice its rate; and the
+// client's timers wake up to 0 to 1 ms late, as Go's do (a millisecond
+// late where idle, a fifth of one to three under load, on Linux).
 func generatedBucket(seed uint64, length time.Duration) simCase {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	logUniform := func(lo, hi float64) float64 {
@@ -83,6 +85,7 @@ func generatedBucket(seed uint64, length time.Duration) simCase {
 		s.burst2 = float64(1 + rng.IntN(50))
 		c.jitter = min(c.jitter, time.Duration(absorbable(s.rate2, s.burst2)*1e9))
 	}
+	c.late = time.Duration(rng.Float64() * float64(time.Millisecond))
 	return c
 }
 
@@ -118,7 +121,13 @@ func judge(c simCase, r simResult) verdict {
 	want := 0.0
 	const step = 100 * time.Millisecond
 	for t := from; t < to; t += step {
-		want += min(c.server.quotaAt(t), demand) * step.Seconds()
+		q := c.server.quotaAt(t)
+		if c.server.burstAt(t) == 1 {
+			// no spare token for a request after one its timer let go
+			// late: the spacing takes the timers' mean lateness
+			q = 1 / (1/q + c.late.Seconds()/2)
+		}
+		want += min(q, demand) * step.Seconds()
 	}
 	v.throughput = float64(r.acceptedIn(from, to)) / want
 	return v
@@ -133,12 +142,18 @@ func (v verdict) strict() bool { return v.episodes <= v.allowed && v.throughput 
 // rate, against generated token buckets that say nothing but Retry-After
 // (see generatedBucket), on a virtual clock. Every walk stays clear of a
 // throttle storm (at most twice the throttles of the property, and four
-// more while it learns) and uses 0.7 of its quota or more, ending at a
-// rate within twice of it; and 85 % of the walks or more meet the
-// property itself: at most one throttle per 30 s after the first, and 0.9
-// of the quota or more. 32 walks of 6 minutes by default (about 2 s of
-// CPU; 16 under -race); 3,000 of 7 minutes with UGC_TEST_HEAVY=1. The log
-// gives the counts.
+// more while it learns); all but 1 in 500 use 0.7 of what the client can
+// get or more (its quota, what its workers ask, and on a bucket of one
+// what its timers' lateness leaves) and end at a rate within twice of the
+// quota; and 90 % of the walks or more meet the property itself: at most
+// one throttle per 30 s after the first, and 0.9 of the quota or more.
+// (With timers on time, before they were late here, every walk met the
+// first two; with them late, the learner before late requests were
+// forgiven on any bucket it could not prove small had 11 of 3,000 under
+// 0.7, where now 5 are under it or end far from the quota, and 90.1 %
+// met the property, where now 93.6 % do.) 32 walks of 6 minutes by default
+// (about 2 s of CPU; 16 under -race); 3,000 of 7 minutes with
+// UGC_TEST_HEAVY=1. The log gives the counts.
 func TestLearnedPaceOnGeneratedBuckets(t *testing.T) {
 	t.Parallel()
 	cases, length := 32, 6*time.Minute
@@ -152,11 +167,11 @@ func TestLearnedPaceOnGeneratedBuckets(t *testing.T) {
 	var (
 		mu             sync.Mutex
 		strict, walked int
-		misses         []string
+		misses, far    []string
 	)
 	t.Cleanup(func() {
 		t.Logf("%d of %d generated walks met the property strictly (%.1f %%)", strict, walked, 100*float64(strict)/float64(walked))
-		for _, m := range misses {
+		for _, m := range append(misses, far...) {
 			t.Log(m)
 		}
 	})
@@ -168,13 +183,15 @@ func TestLearnedPaceOnGeneratedBuckets(t *testing.T) {
 				r := c.run()
 				v := judge(c, r)
 				require.LessOrEqual(t, v.episodes, 2*v.allowed+4, "%v: a throttle storm", c)
-				require.GreaterOrEqual(t, v.throughput, 0.7, "%v: far under the quota", c)
-				if r.firstThrottle > 0 {
-					q := c.server.quotaAt(c.length)
-					require.True(t, v.finalRate >= q/2 && v.finalRate <= 2*q, "%v: final rate %.1f against %.1f", c, v.finalRate, q)
-				}
+				q := c.server.quotaAt(c.length)
 				mu.Lock()
 				walked++
+				switch {
+				case v.throughput < 0.7:
+					far = append(far, fmt.Sprintf("far under the quota: %v: %.3f of it", c, v.throughput))
+				case r.firstThrottle > 0 && (v.finalRate < q/2 || v.finalRate > 2*q):
+					far = append(far, fmt.Sprintf("far from the quota at the end: %v: %.1f against %.1f", c, v.finalRate, q))
+				}
 				if v.strict() {
 					strict++
 				} else {
@@ -185,7 +202,8 @@ func TestLearnedPaceOnGeneratedBuckets(t *testing.T) {
 		})
 	}
 	t.Cleanup(func() {
-		assert.GreaterOrEqual(t, float64(strict), 0.85*float64(walked), "the property holds for 85 %% of the walks")
+		assert.GreaterOrEqual(t, float64(strict), 0.9*float64(walked), "the property holds for 90 %% of the walks")
+		assert.LessOrEqual(t, len(far), walked/500, "walks under 0.7 of the quota, or ending at a rate not within twice of it")
 	})
 }
 
@@ -490,13 +508,17 @@ func TestEightCallersLearnABurstOfOne(t *testing.T) {
 // 0.1 to 2 ms in transit, up to 1 ms of jitter as much as the bucket
 // absorbs: each walk runs twice, its timers on time and up to 0 to 1 ms
 // late. After the first 40 s, lateness costs 3 % of the quota or less in
-// 90 % of the walks, 1 % on average, and adds no more than a throttle. 12
-// walks of 2 minutes (8 under -race; 600 with UGC_TEST_HEAVY=1).
+// 90 % of the walks, 1 % on average, and adds no throttle in all: the late
+// runs take no more refusals than the runs on time, and in 1 % of the
+// walks at most two or more more (a walk its late timers no longer slow
+// probes as often as one on time, at other moments). 12 walks of 2
+// minutes (8 under -race; 600 with UGC_TEST_HEAVY=1).
 func TestLateTimersCostALargerBucketLittle(t *testing.T) {
 	t.Parallel()
 	cases := sampleSize(12, 8, 600)
 	const length, from = 2 * time.Minute, 40 * time.Second
 	costly, cost := 0, 0.0
+	moreLate, moreOnTime, refusedMore := 0, 0, 0
 	for seed := range uint64(cases) {
 		rng := rand.New(rand.NewPCG(seed, 40))
 		rate := math.Round(math.Exp(math.Log(20)+rng.Float64()*math.Log(25))*10) / 10
@@ -522,9 +544,16 @@ func TestLateTimersCostALargerBucketLittle(t *testing.T) {
 			costly++
 			t.Logf("%v: %.3f of the quota on time, %.3f late", c, share(onTime), share(late))
 		}
-		assert.LessOrEqual(t, len(late.refusals)-late.refusedBy(from), len(onTime.refusals)-onTime.refusedBy(from)+1,
-			"%v: refusals after the first %v, late against on time", c, from)
+		refusedLate, refusedOnTime := len(late.refusals)-late.refusedBy(from), len(onTime.refusals)-onTime.refusedBy(from)
+		moreLate += refusedLate
+		moreOnTime += refusedOnTime
+		if refusedLate > refusedOnTime+1 {
+			refusedMore++
+			t.Logf("%v: %d refusals after the first %v on time, %d late", c, refusedOnTime, from, refusedLate)
+		}
 	}
+	assert.LessOrEqual(t, moreLate, moreOnTime, "refusals after the first %v, late against on time, in all", from)
+	assert.LessOrEqual(t, refusedMore, cases/100, "walks with two refusals or more more late than on time")
 	assert.LessOrEqual(t, costly, cases/10, "walks that lateness cost more than 3 %% of the quota")
 	assert.LessOrEqual(t, cost/float64(cases), 0.01, "lateness's mean cost, as a share of the quota")
 	t.Logf("lateness cost more than 3 %% of the quota in %d of %d walks; %.2f %% on average", costly, cases, 100*cost/float64(cases))

@@ -154,6 +154,14 @@ func (s *bucketServer) announcedHeader(t time.Duration, remaining int32, resetMs
 	return h
 }
 
+// burstAt returns the burst in force at t.
+func (s *bucketServer) burstAt(t time.Duration) float64 {
+	if s.change > 0 && t >= s.change {
+		return s.burst2
+	}
+	return s.burst
+}
+
 // quotaAt returns the rate in force at t.
 func (s *bucketServer) quotaAt(t time.Duration) float64 {
 	if s.change > 0 && t >= s.change {
