@@ -66,12 +66,18 @@ type Pacer struct {
 	// nextEvent, once Hold handed it out, is closed at the next answer,
 	// request lost or request written.
 	nextEvent chan struct{}
-	// heldBack: a request was told to wait for the adaptive rate's token
-	// (see Earliest); the next one sent waited for it.
-	heldBack bool
+	// heldUntil is when the adaptive rate's token was due that a request
+	// was last told to wait for (see Earliest); zero when none waits.
+	heldUntil time.Time
 
 	throttles, pauses atomic.Int64
 }
+
+// timerLate is how late a timer may wake: Go's wake up to a millisecond
+// late on an idle runtime, and up to three or four under load. A request
+// let go later than that (and than an interval) after the token it waited
+// for was held by something else.
+const timerLate = 4 * time.Millisecond
 
 // Headroom is how far under a known quota (configured, or announced by the
 // server) the pacer keeps its rate, as a fraction of it; it also keeps one
@@ -210,8 +216,8 @@ func (p *Pacer) Active() bool { return p.active.Load() }
 func (p *Pacer) Earliest(now time.Time) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.adaptive.on() && p.adaptive.earliest().After(now) {
-		p.heldBack = true
+	if due := p.adaptive.earliest(); p.adaptive.on() && due.After(now) && !due.Before(p.pauseUntil) {
+		p.heldUntil = due
 	}
 	return p.earliest(now)
 }
@@ -242,17 +248,17 @@ func (p *Pacer) Interval() time.Duration {
 func (p *Pacer) Send(now time.Time) Ticket {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// The adaptive rate held this request back if it waited for its
-	// token (and went late, where its timer woke late or it waited for an
-	// answer: see Hold), or the token was due less than half an interval
-	// ago: a client that sends slower than it may shows nothing of a
-	// higher rate.
+	// The adaptive rate held this request back if the token was due less
+	// than half an interval ago, or it waited for its token and went
+	// late, as a timer wakes (late is then the timer's, not a rate the
+	// client chose): a client that sends slower than it may shows
+	// nothing of a higher rate.
 	late := time.Duration(0)
-	if p.heldBack && p.adaptive.on() {
-		late = max(now.Sub(p.adaptive.earliest()), 0)
+	if d := now.Sub(p.heldUntil); !p.heldUntil.IsZero() && d <= max(p.adaptive.interval, timerLate) {
+		late = max(d, 0)
 	}
 	paced := p.adaptive.on() && (late > 0 || now.Sub(p.adaptive.earliest()) < p.adaptive.interval/2)
-	p.heldBack = false
+	p.heldUntil = time.Time{}
 	p.configured.take(now)
 	p.adaptive.take(now)
 	p.inflight++
