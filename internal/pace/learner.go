@@ -237,12 +237,13 @@ func (l *learner) rate() float64 {
 // allows: a server's bucket with a token to spare absorbs it, and Go's
 // timers, which wake up to a millisecond late, would otherwise cost a
 // rate of 500 requests a second a fifth of it. Once the rate is learned,
-// unless the phases leave only buckets of one or two, and until a
-// request sent so soon is refused while the client keeps under what it
-// learned (see throttled): a bucket of one refuses each. Where the
-// jitter in transit is more than a bucket's spacing, the phases cannot
-// rule a bucket of one out (and a quota that changed to one could still
-// be explained by a larger bucket at a lower rate); its refusal can.
+// unless the phases leave only buckets of one or two, and until
+// earlyRefusalsInARow requests sent so soon are refused in a row while
+// the client keeps under what it learned (see throttled): a bucket of
+// one refuses each. Where the jitter in transit is more than a bucket's
+// spacing, the phases cannot rule a bucket of one out (and a quota that
+// changed to one could still be explained by a larger bucket at a lower
+// rate); its refusals can.
 func (l *learner) forgivesLateness() bool {
 	return !l.ramping && !l.earlyRefused && len(l.candidates) > 0 && !l.atMostTwoTokens()
 }
