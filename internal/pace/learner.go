@@ -354,27 +354,27 @@ func (l *learner) acceptedIn(lo, hi int) float64 {
 
 // usedTheRate reports whether the last rateWindow requests took no more
 // than 1/usedRate times the time the learner's rates allowed between
-// them; true before there are so many. The curve is measured against the
-// rates it climbed through, each when its request was sent: against the
-// last, a curve that climbs faster than usedRate over the window (as a
-// short plateau's does at a low rate, a few successes long) would stall
-// for rateWindow requests, then jump in coarse steps, and the throttle
-// that ends it prove loose bounds. The ramp, which doubles, is measured
-// against the rate it has: it doubles with the requests sent at it.
+// them; true before there are so many. The time a request's timer woke
+// late after its token is taken out: it is the timers', not the
+// client's. The curve is measured against the rates it climbed through,
+// each when its request was sent: against the last, a curve that climbs
+// faster than usedRate over the window (as a short plateau's does at a
+// low rate, a few successes long) would stall for rateWindow requests,
+// then jump in coarse steps, and the throttle that ends it prove loose
+// bounds. The ramp, which doubles, is measured against the rate it has:
+// it doubles with the requests sent at it.
 func (l *learner) usedTheRate() bool {
 	if l.histEnd <= rateWindow {
 		return true
 	}
-	allowed := rateWindow / l.rate()
-	if !l.ramping {
-		allowed = 0
-		for k := l.histEnd - rateWindow; k < l.histEnd; k++ {
-			allowed += l.hist[k%histLen].allowed
-		}
-	}
+	allowed := 0.0
 	took := l.hist[(l.histEnd-1)%histLen].sent - l.hist[(l.histEnd-1-rateWindow)%histLen].sent
 	for k := l.histEnd - rateWindow; k < l.histEnd; k++ {
-		took -= l.hist[k%histLen].late // the timers', not the client's
+		allowed += l.hist[k%histLen].allowed
+		took -= l.hist[k%histLen].late
+	}
+	if l.ramping {
+		allowed = rateWindow / l.rate()
 	}
 	return usedRate*took <= allowed
 }

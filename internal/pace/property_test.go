@@ -518,7 +518,7 @@ func TestLateTimersCostALargerBucketLittle(t *testing.T) {
 	cases := sampleSize(12, 8, 600)
 	const length, from = 2 * time.Minute, 40 * time.Second
 	costly, cost := 0, 0.0
-	moreLate, moreOnTime, refusedMore := 0, 0, 0
+	refusedLateInAll, refusedOnTimeInAll, refusedMore := 0, 0, 0
 	for seed := range uint64(cases) {
 		rng := rand.New(rand.NewPCG(seed, 40))
 		rate := math.Round(math.Exp(math.Log(20)+rng.Float64()*math.Log(25))*10) / 10
@@ -545,14 +545,14 @@ func TestLateTimersCostALargerBucketLittle(t *testing.T) {
 			t.Logf("%v: %.3f of the quota on time, %.3f late", c, share(onTime), share(late))
 		}
 		refusedLate, refusedOnTime := len(late.refusals)-late.refusedBy(from), len(onTime.refusals)-onTime.refusedBy(from)
-		moreLate += refusedLate
-		moreOnTime += refusedOnTime
+		refusedLateInAll += refusedLate
+		refusedOnTimeInAll += refusedOnTime
 		if refusedLate > refusedOnTime+1 {
 			refusedMore++
 			t.Logf("%v: %d refusals after the first %v on time, %d late", c, refusedOnTime, from, refusedLate)
 		}
 	}
-	assert.LessOrEqual(t, moreLate, moreOnTime, "refusals after the first %v, late against on time, in all", from)
+	assert.LessOrEqual(t, refusedLateInAll, refusedOnTimeInAll, "refusals after the first %v, late against on time, in all", from)
 	assert.LessOrEqual(t, refusedMore, cases/100, "walks with two refusals or more more late than on time")
 	assert.LessOrEqual(t, costly, cases/10, "walks that lateness cost more than 3 %% of the quota")
 	assert.LessOrEqual(t, cost/float64(cases), 0.01, "lateness's mean cost, as a share of the quota")
