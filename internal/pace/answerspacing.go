@@ -55,22 +55,44 @@ func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 	if (!quotaKnown && !p.learner.jittery) || rtt < 0 || t.Sent.IsZero() {
 		return
 	}
-	p.rtts[p.answered%len(p.rtts)] = rtt
-	p.answered++
-	recent := p.rtts // a copy, to sort: the ring keeps its order
-	sorted := recent[:min(p.answered, len(recent))]
-	slices.Sort(sorted)
+	sorted := p.rtts.take(rtt)
 	p.spread = sorted[len(sorted)-1] - sorted[0]
-	known := p.narrowed == 0 && p.answered >= roundTripsKnown
+	known := p.narrowed == 0 && p.rtts.taken >= roundTripsKnown
 	if quotaKnown {
 		p.roomForTheJitter(q, sorted, known)
 	}
 	if spaced, quota, exact := p.answerSpaced(); spaced != nil {
-		spaceFromTheAnswer(spaced, quota, t, rtt, sorted, p.answered, known, exact)
+		spaceFromTheAnswer(spaced, quota, t, rtt, sorted, p.rtts.taken, known, exact)
 	}
 	if quotaKnown && q.burst == 2 {
 		slackFromTheSpread(q, p.spread, known)
 	}
+}
+
+// roundTrips are the round trips of the last answers: 64, so that their
+// least is near the round trip without jitter. The ring keeps the order
+// they came in, to drop the oldest; sorted keeps the same ones in order
+// of length, for their least, median and most.
+type roundTrips struct {
+	ring   [64]time.Duration
+	sorted [64]time.Duration
+	taken  int // in all
+}
+
+// take adds rtt, in place of the oldest once the ring is full, and
+// returns the recent round trips sorted (in place: valid until the next
+// take).
+func (r *roundTrips) take(rtt time.Duration) []time.Duration {
+	sorted := r.sorted[:min(r.taken, len(r.ring))]
+	slot := r.taken % len(r.ring)
+	if r.taken >= len(r.ring) {
+		i, _ := slices.BinarySearch(sorted, r.ring[slot])
+		sorted = slices.Delete(sorted, i, i+1)
+	}
+	r.ring[slot] = rtt
+	r.taken++
+	i, _ := slices.BinarySearch(sorted, rtt)
+	return slices.Insert(sorted, i, rtt)
 }
 
 // roundTripsKnown is how many answers show the least round trip well
@@ -208,9 +230,9 @@ func (p *Pacer) roomForTheJitter(q knownQuota, sorted []time.Duration, known boo
 	most := sorted[len(sorted)-1]
 	var jitter time.Duration
 	switch {
-	case q.burst == 1 && (p.answered < roundTripsKnown || known && most < q.tokenInterval()):
+	case q.burst == 1 && (p.rtts.taken < roundTripsKnown || known && most < q.tokenInterval()):
 		// held for each answer: none in flight
-	case p.answered < roundTripsKnown:
+	case p.rtts.taken < roundTripsKnown:
 		jitter = most
 	default:
 		jitter = most - quickest(sorted)

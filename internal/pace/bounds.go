@@ -48,9 +48,10 @@ func (l *learner) phaseBounds(i uint64) []candidate {
 // requests of w up to the throttle of ticket i prove, where some q
 // explains them.
 func (l *learner) windowBounds(w window, i uint64) []candidate {
+	r := l.replayOf(w, i)
 	var out []candidate
 	for _, b := range bucketSizes(l.firstAccepted) {
-		if lo, hi := l.bounds(w, i, b); lo <= hi && hi > 0 {
+		if lo, hi := r.bounds(b); lo <= hi && hi > 0 {
 			out = append(out, candidate{b, lo, hi})
 		}
 	}
@@ -76,25 +77,24 @@ func bucketSizes(most float64) []float64 {
 // quota's spacing, and a tenth of one put the estimate a tenth under it.
 const boundSlack = 0.02
 
-// bounds returns the bounds on q that the phase the throttle of ticket i
-// ends proves, for a bucket holding at most b: every request accepted had
-// a token (q at least lo), the throttled one had none (q below hi). The
-// replay runs on the times the requests were sent, and the server's
-// bucket on the times they arrived: each bound gives way by the refill of
-// the spread of the times in transit (half that of the round trips), and
-// the lower by boundSlack more for an accepted request, which may have
-// arrived that much later than its sending says. The throttled request is
-// taken as arriving later by the spread: that keeps the upper bound, and
-// the estimate, on the low side (taken as arriving earlier, a request
-// refused by a bucket of one, whose gap the spread swallows, proves
-// nothing, and the client would go on sending into the throttle). A
-// request refused by a bucket of one found it a fraction of a token
-// short, no more: a slack on the upper bound would put it that fraction
-// of the quota under the rate that was refused.
-func (l *learner) bounds(w window, i uint64, b float64) (lo, hi float64) {
-	spread := l.transitSpread(w, i)
-	lo = bisect(func(q float64) bool { return l.replay(w, i, q, b, false, 0) >= 1-boundSlack-q*spread })
-	hi = bisect(func(q float64) bool { return l.replay(w, i, q, b, true, spread) >= 1 })
+// bounds returns the bounds on q that the phase replayed proves, for a
+// bucket holding at most b: every request accepted had a token (q at least
+// lo), the throttled one had none (q below hi). The replay runs on the
+// times the requests were sent, and the server's bucket on the times they
+// arrived: each bound gives way by the refill of the spread of the times
+// in transit (half that of the round trips), and the lower by boundSlack
+// more for an accepted request, which may have arrived that much later
+// than its sending says. The throttled request is taken as arriving later
+// by the spread: that keeps the upper bound, and the estimate, on the low
+// side (taken as arriving earlier, a request refused by a bucket of one,
+// whose gap the spread swallows, proves nothing, and the client would go
+// on sending into the throttle). A request refused by a bucket of one
+// found it a fraction of a token short, no more: a slack on the upper
+// bound would put it that fraction of the quota under the rate that was
+// refused.
+func (r *replay) bounds(b float64) (lo, hi float64) {
+	lo = bisect(func(q float64) bool { return r.acceptedFound(q, b, 1-boundSlack-q*r.spread) })
+	hi = bisect(func(q float64) bool { return r.throttledFound(q, b) >= 1 })
 	return lo, hi
 }
 
@@ -194,38 +194,96 @@ func (l *learner) firstWindow() window {
 	return window{from: lo, start: l.hist[lo%histLen].sent, full: true}
 }
 
-// replay runs a bucket of rate q holding at most b over the requests of w
-// before the throttle of ticket i. For the lower bound it returns the
-// fewest tokens an accepted request found; for the upper (upper), the
-// tokens the throttled request found, arriving late seconds after it was
-// sent. An answer not yet come (or none) may or may not have taken a
-// token, and a window after a pause begins with what the pause refilled
-// to what the bucket held at the throttle, which was less than a token:
-// each bound assumes what makes it weakest.
-func (l *learner) replay(w window, i uint64, q, b float64, upper bool, late float64) float64 {
+// replay is a window's requests before a throttle as a bucket replayed
+// over them sees them: the seconds since the request before (or since the
+// window's start), and what came of each. It is built once for a throttle
+// and run many times, for each size of bucket and each rate bisect tries.
+type replay struct {
+	steps []replayStep
+	// last is the seconds from the last request of the window to the
+	// throttled one.
+	last float64
+	// refill is the seconds the pause before the window refilled the
+	// bucket; full: it began full.
+	refill float64
+	full   bool
+	// spread is half the spread of the window's round trips (see
+	// transitSpread).
+	spread float64
+}
+
+// upTo returns x, or b where x is more: min(b, x) for the numbers a
+// replay has (never NaN), in half the time of the builtin's, which
+// handles NaN; a replay runs it hundreds of times over each request.
+func upTo(b, x float64) float64 {
+	if x < b {
+		return x
+	}
+	return b
+}
+
+// replayStep is a request as a replay sees it: the seconds since the
+// request before it, and what came of it.
+type replayStep struct {
+	gap     float64
+	outcome outcome
+}
+
+// replayOf returns the requests of w before the throttle of ticket i, as
+// a replay sees them.
+func (l *learner) replayOf(w window, i uint64) *replay {
+	from := max(w.from, l.oldest())
+	r := &replay{steps: make([]replayStep, 0, max(int(i)-from, 0)), refill: w.pause, full: w.full, spread: l.transitSpread(w, i)}
+	prev := w.start
+	for k := from; k < int(i); k++ {
+		rec := &l.hist[k%histLen]
+		r.steps = append(r.steps, replayStep{max(rec.sent-prev, 0), rec.outcome})
+		prev = rec.sent
+	}
+	r.last = max(l.hist[i%histLen].sent-prev, 0)
+	return r
+}
+
+// acceptedFound runs a bucket of rate q holding at most b over the
+// requests and reports whether every accepted request found at least
+// need tokens (the lower bound's test). An answer not yet come (or none)
+// is taken as having taken no token, and a window after a pause as
+// beginning with a token and what the pause refilled: what makes the
+// bound weakest.
+func (r *replay) acceptedFound(q, b, need float64) bool {
 	tokens := b
-	if !w.full {
-		held := 1.0
-		if upper {
-			held = 0
-		}
-		tokens = min(b, held+q*w.pause)
+	if !r.full {
+		tokens = min(b, 1+q*r.refill)
 	}
-	prev, least := w.start, math.Inf(1)
-	for k := max(w.from, l.oldest()); k < int(i); k++ {
-		r := &l.hist[k%histLen]
-		tokens = min(b, tokens+q*max(r.sent-prev, 0))
-		prev = r.sent
-		switch {
-		case r.outcome == accepted:
-			least = min(least, tokens)
-			tokens--
-		case r.outcome != refused && upper:
+	for _, s := range r.steps {
+		tokens = upTo(b, tokens+q*s.gap)
+		if s.outcome == accepted {
+			if tokens < need {
+				return false
+			}
 			tokens--
 		}
 	}
-	if !upper {
-		return least
+	return true
+}
+
+// throttledFound runs a bucket of rate q holding at most b over the
+// requests and returns the tokens the throttled request found, arriving
+// spread seconds after it was sent (the upper bound's test). An answer
+// not yet come (or none) is taken as having taken a token, and a window
+// after a pause as beginning with what the pause refilled to what the
+// bucket held at the throttle, which was less than a token, taken as
+// none: what makes the bound weakest.
+func (r *replay) throttledFound(q, b float64) float64 {
+	tokens := b
+	if !r.full {
+		tokens = min(b, q*r.refill)
 	}
-	return min(b, tokens+q*(max(l.hist[i%histLen].sent-prev, 0)+late))
+	for _, s := range r.steps {
+		tokens = upTo(b, tokens+q*s.gap)
+		if s.outcome != refused {
+			tokens--
+		}
+	}
+	return min(b, tokens+q*(r.last+r.spread))
 }

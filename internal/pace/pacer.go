@@ -38,11 +38,8 @@ type Pacer struct {
 	pauseUntil time.Time
 	// inflight counts the requests sent and not yet answered.
 	inflight int
-	// rtts are the round trips of the last answers (a ring; answered
-	// counts them): 64, so that their least is near the round trip
-	// without jitter.
-	rtts     [64]time.Duration
-	answered int
+	// rtts are the round trips of the last answers.
+	rtts roundTrips
 	// spread is the recent round trips' spread, most less least.
 	spread time.Duration
 	// lastOut is when the last request was let go, or written if later.
@@ -159,7 +156,7 @@ func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 // one token (see Hold).
 func (p *Pacer) heldForTheFirstAnswers() bool {
 	q, ok := p.quotaKnown()
-	return ok && q.burst == 1 && p.answered < roundTripsKnown
+	return ok && q.burst == 1 && p.rtts.taken < roundTripsKnown
 }
 
 // moved wakes the requests that Hold holds, as the request of ticket t was

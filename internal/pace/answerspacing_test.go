@@ -1,0 +1,32 @@
+package pace
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRoundTripsAreTheLastOnesSorted: after each answer, the round trips
+// the spacing reads are the last 64 taken (all of them before there are
+// so many), in order of length, whatever their lengths and repeats.
+func TestRoundTripsAreTheLastOnesSorted(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(50) {
+		rng := rand.New(rand.NewPCG(seed, 64))
+		spread := 1 + rng.Int64N(int64(time.Second)) // small spreads repeat lengths
+		var r roundTrips
+		var taken []time.Duration
+		for range 300 {
+			rtt := time.Duration(rng.Int64N(spread))
+			taken = append(taken, rtt)
+			got := r.take(rtt)
+			want := slices.Sorted(slices.Values(taken[max(len(taken)-64, 0):]))
+			require.Equal(t, want, got, "seed %d, after %d answers", seed, len(taken))
+		}
+		assert.Equal(t, len(taken), r.taken)
+	}
+}
