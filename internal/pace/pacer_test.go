@@ -298,3 +298,58 @@ func TestPacerTakesAnyHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestPacerTakesATimersLatenessFromTheTokenItWaitedFor: under the learned
+// rate, a request that was told to wait for the rate's token and went a
+// little after it (a timer wakes late) records that lateness, as the
+// timers', and counts as held by the rate; one held by a pause, one that
+// went more than an interval after its token, and one never told to wait
+// record none.
+func TestPacerTakesATimersLatenessFromTheTokenItWaitedFor(t *testing.T) {
+	t.Parallel()
+	p := New(0, 0)
+	ok := Answer{Status: http.StatusOK}
+	now := simEpoch
+	for range 20 {
+		ticket := p.Send(now)
+		p.Answered(now.Add(time.Millisecond), ticket, ok)
+		now = now.Add(time.Millisecond)
+	}
+	ticket := p.Send(now)
+	p.Answered(now.Add(500*time.Microsecond), ticket, throttle429(10*time.Millisecond))
+	record := func(t Ticket) sendRecord { return p.learner.hist[t.id%histLen] }
+
+	// held by the pause, which ends within an interval of the rate's
+	// token: the lateness would be the pause's, not a timer's
+	at := now.Add(700 * time.Microsecond)
+	token := p.adaptive.earliest()
+	resume := p.Earliest(at)
+	require.True(t, resume.After(token), "the throttle's pause holds the request past the token")
+	require.Less(t, resume.Sub(token), p.adaptive.interval)
+	sent := p.Send(resume.Add(500 * time.Microsecond))
+	p.Answered(resume.Add(time.Millisecond), sent, ok)
+	assert.Zero(t, record(sent).late, "held by the pause, not the rate")
+
+	// held by the token, and sent half a millisecond after it
+	at = resume.Add(time.Millisecond)
+	due := p.Earliest(at)
+	require.True(t, due.After(at), "the learned rate holds the next request")
+	interval := p.adaptive.interval
+	sent = p.Send(due.Add(500 * time.Microsecond))
+	p.Answered(due.Add(time.Millisecond), sent, ok)
+	assert.InDelta(t, 500e-6, record(sent).late, 1e-9, "the timer's lateness")
+	assert.True(t, record(sent).paced, "a request the rate held, sent late, was held by the rate")
+
+	// held by the token, but sent long after it: something else held it
+	at = due.Add(time.Millisecond)
+	due = p.Earliest(at)
+	require.True(t, due.After(at))
+	sent = p.Send(due.Add(interval + time.Millisecond))
+	p.Answered(due.Add(interval+2*time.Millisecond), sent, ok)
+	assert.Zero(t, record(sent).late, "more than an interval after its token")
+	assert.False(t, record(sent).paced, "a client slower than the rate shows nothing of a higher one")
+
+	// never told to wait
+	sent = p.Send(due.Add(10 * interval))
+	assert.Zero(t, record(sent).late, "no token waited for")
+}
