@@ -52,7 +52,7 @@ func (p *Pacer) quotaKnown() (knownQuota, bool) {
 func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 	rtt := now.Sub(t.Sent)
 	q, quotaKnown := p.quotaKnown()
-	if (!quotaKnown && !p.learner.jittery) || rtt < 0 || t.Sent.IsZero() {
+	if (!quotaKnown && !p.learner.jittery && !p.learner.twoTokens()) || rtt < 0 || t.Sent.IsZero() {
 		return
 	}
 	sorted := p.rtts.take(rtt)

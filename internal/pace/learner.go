@@ -67,9 +67,10 @@ type learner struct {
 	// earlyRefused: earlyRefusalsInARow requests that went sooner after
 	// the one before them than the rate allows (see forgivesLateness)
 	// were refused in a row while the client kept under what it had
-	// learned; earlyRefusals counts them.
-	earlyRefused  bool
-	earlyRefusals int
+	// learned; earlyRefusals counts them; anyEarlyRefused: one was, ever
+	// (see twoTokens).
+	earlyRefused, anyEarlyRefused bool
+	earlyRefusals                 int
 }
 
 // A record of one request: when it was sent, and what came of it.
@@ -248,6 +249,25 @@ func (l *learner) forgivesLateness() bool {
 	return !l.ramping && !l.earlyRefused && len(l.candidates) > 0 && !l.atMostTwoTokens()
 }
 
+// twoTokens reports whether the phases leave a bucket of two alone
+// possible, one of one ruled out, no refusal was taken for the jitter in
+// transit (see jittered), and no request that went sooner than the rate
+// allows was refused under the learned rate: a token to spare, which half
+// of may absorb a request let go late (see Pacer.follow). The jitter in
+// transit can make a bucket of one look like one of two; its first
+// refusal of an early request tells.
+func (l *learner) twoTokens() bool {
+	if !l.engaged || l.ramping || l.anyEarlyRefused || l.jittery || len(l.candidates) == 0 {
+		return false
+	}
+	for _, c := range l.candidates {
+		if c.b != 2 {
+			return false
+		}
+	}
+	return true
+}
+
 // atMostTwoTokens reports whether the phases leave only buckets of one
 // or two possible: none or one spare token, which a request the server
 // counts late can use up (and the jitter in transit can make a bucket of
@@ -304,10 +324,15 @@ func (l *learner) throttled(i uint64, sent, resume time.Time, wait time.Duration
 	if l.engaged && sent.Before(l.phase) {
 		return false
 	}
+	// spared: the half token the two-token slack spares let this request
+	// go early (see twoTokens)
+	spared := false
 	if l.engaged && !l.ramping && l.succeeded < l.plateau && l.remembered(int(i)) && l.hist[i%histLen].early {
 		// refused under the learned rate, not by a probe above it that
 		// found the quota: the bucket had no token to spare for it
+		spared = l.twoTokens()
 		l.earlyRefusals++
+		l.anyEarlyRefused = true
 		l.earlyRefused = l.earlyRefused || l.earlyRefusals >= earlyRefusalsInARow
 	} else {
 		l.earlyRefusals = 0
@@ -315,6 +340,10 @@ func (l *learner) throttled(i uint64, sent, resume time.Time, wait time.Duration
 	switch {
 	case !l.engaged:
 		l.firstThrottle(i)
+	case spared:
+		// the slack spent a token the jitter in transit needed, or the
+		// bucket holds one: the slack ends, the bounds stand (a quota
+		// that changed refuses again, and is learned then)
 	case l.lone(i):
 		l.jittered()
 	default:

@@ -98,6 +98,67 @@ func TestLatenessIsForgivenUntilABucketRefusesIt(t *testing.T) {
 	assert.True(t, refuse(2, 7000, 0.9).forgivesLateness(), "requests sent sooner, refused by probes past the plateau")
 }
 
+// TestABucketOfTwoSparesHalfATokenUntilAnEarlyRequestIsRefused: where the
+// phases leave a bucket of two alone possible, the Pacer lets a request
+// go late by half a token's interval, less the spread of the recent round
+// trips, and leaves the next due when it was (see learner.twoTokens); not
+// before the round trips are known, not where a bucket of one remains
+// possible or one of three (which forgives a whole interval), not once a
+// refusal was taken for the jitter, and never again once a request that
+// went sooner than the rate allows was refused under the learned rate,
+// whatever throttles come after.
+func TestABucketOfTwoSparesHalfATokenUntilAnEarlyRequestIsRefused(t *testing.T) {
+	t.Parallel()
+	two := func() *Pacer {
+		p := New(0, 0)
+		p.learner = learner{engaged: true, est: 100, plateau: 3000, candidates: []candidate{{2, 95, 105}}}
+		p.rtts.taken, p.spread = roundTripsKnown, 1500*time.Microsecond
+		return p
+	}
+	slack := func(p *Pacer) time.Duration {
+		p.follow(simEpoch)
+		return p.adaptive.slack
+	}
+	p := two()
+	assert.Equal(t, p.adaptive.interval/2-1500*time.Microsecond, slack(p), "half a token less the round trips' spread")
+	p.spread = time.Second
+	assert.Zero(t, slack(p), "round trips that spread by more than half a token")
+	p = two()
+	p.rtts.taken = roundTripsKnown - 1
+	assert.Zero(t, slack(p), "until the round trips are known")
+	p = two()
+	p.learner.candidates = []candidate{{1, 95, 105}, {2, 90, 100}}
+	assert.Zero(t, slack(p), "a bucket of one possible")
+	p.learner.candidates = []candidate{{2, 95, 105}, {3, 90, 100}}
+	assert.Equal(t, p.adaptive.interval, slack(p), "a bucket of three possible: a whole interval (see forgivesLateness)")
+	p = two()
+	p.learner.jittery = true
+	assert.Zero(t, slack(p), "a refusal taken for the jitter")
+
+	// a request sent 0.9 of an interval after the one before it, refused
+	// under the learned rate: the slack's, not the quota's; then one sent
+	// on time, refused
+	p = two()
+	l := &p.learner
+	now := simEpoch
+	refuse := func(share float64) {
+		interval := time.Duration(float64(time.Second) / l.rate())
+		gap := time.Duration(float64(interval) * share)
+		l.record(now, true, 0)
+		i := l.record(now.Add(gap), true, 0)
+		require.True(t, l.throttled(i, now.Add(gap), now.Add(time.Second), time.Second))
+		now = now.Add(2 * time.Second)
+	}
+	refuse(0.9)
+	assert.Equal(t, []candidate{{2, 95, 105}}, l.candidates, "the slack's refusal: the bounds stand")
+	assert.Equal(t, 100.0, l.est, "the slack's refusal: the estimate stands")
+	assert.Zero(t, slack(p), "once an early request was refused, never again")
+	refuse(1)
+	l.candidates = []candidate{{2, 95, 105}} // whatever the phase taught
+	assert.False(t, l.earlyRefused, "one early refusal, not two in a row")
+	assert.Zero(t, slack(p), "never again, whatever throttles come after")
+}
+
 // TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn: on a bucket of one,
 // the jitter in transit can have a request accepted late and the next
 // one refused though it went no sooner than the quota allows: a phase

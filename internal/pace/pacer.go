@@ -387,10 +387,15 @@ func (p *Pacer) follow(now time.Time) {
 		p.adaptive.set(now, r, 1)
 	}
 	p.adaptive.slack, p.adaptive.gap = 0, 0 // the answer sets the gap again (see takeTheRoundTrip)
-	if p.learner.forgivesLateness() {
+	switch {
+	case p.learner.forgivesLateness():
 		// a request up to an interval late: the next may follow it at
 		// once, two together at most
 		p.adaptive.slack = p.adaptive.interval
+	case p.learner.twoTokens() && p.rtts.taken >= roundTripsKnown:
+		// one token to spare: half of it, less the jitter the round
+		// trips show, as under a configured burst of two
+		p.adaptive.slack = max(p.adaptive.interval/2-p.spread, 0)
 	}
 }
 

@@ -24,8 +24,8 @@ import (
 // nothing. A request let go later than that (one that found the bucket
 // full, after a lull) spaces the next from itself. The pacer sets it, on a
 // spacing whose burst is one, for the learned rate (see
-// learner.forgivesLateness) and for a configured burst of two (see
-// slackFromTheSpread).
+// learner.forgivesLateness and learner.twoTokens) and for a configured
+// burst of two (see slackFromTheSpread).
 //
 // late, when set, is how much later than it went out the server may count
 // a request, past what the spare token absorbs (the jitter in transit: see
