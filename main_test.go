@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestMain runs four tests at once, or GOMAXPROCS where that is more,
+// TestMain runs eight tests at once, or GOMAXPROCS where that is more,
 // unless -test.parallel says otherwise, the race detector is on or the
 // heavy runs are asked for (their timing-sensitive cases keep one test a
 // core): most of this package's tests wait on the wall clock (a quota's
@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
 	if !set && !raceEnabled() && !heavy() {
-		_ = flag.Set("test.parallel", strconv.Itoa(max(4, runtime.GOMAXPROCS(0))))
+		_ = flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
 	}
 	os.Exit(m.Run())
 }
