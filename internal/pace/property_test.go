@@ -533,47 +533,71 @@ func TestEightCallersLearnABurstOfOne(t *testing.T) {
 func TestLateTimersCostALargerBucketLittle(t *testing.T) {
 	t.Parallel()
 	cases := sampleSize(12, 8, 600)
-	const length, from = 2 * time.Minute, 40 * time.Second
-	costly, cost := 0, 0.0
-	refusedLateInAll, refusedOnTimeInAll, refusedMore := 0, 0, 0
+	c := lateTimersCost(t, cases, 40,
+		func(rng *rand.Rand) float64 { return float64(3 + rng.IntN(48)) },
+		func(rng *rand.Rand, rate, burst float64) float64 { return rng.Float64() * min(1e-3, (burst-1)/rate/2) })
+	assert.LessOrEqual(t, c.refusedLate, c.refusedOnTime, "refusals after the first %v, late against on time, in all", lateFrom)
+	assert.LessOrEqual(t, c.refusedMore, cases/100, "walks with two refusals or more more late than on time")
+	assert.LessOrEqual(t, c.costly, cases/10, "walks that lateness cost more than 3 %% of the quota")
+	assert.LessOrEqual(t, c.cost/float64(cases), 0.01, "lateness's mean cost, as a share of the quota")
+	t.Logf("lateness cost more than 3 %% of the quota in %d of %d walks; %.2f %% on average", c.costly, cases, 100*c.cost/float64(cases))
+}
+
+// lateFrom is when lateTimersCost starts to count, in a walk of lateLength.
+const lateLength, lateFrom = 2 * time.Minute, 40 * time.Second
+
+// latenessCost is what late timers cost over lateTimersCost's walks: the
+// walks they cost more than 3 % of the quota, the sum of the shares they
+// cost, the refusals after lateFrom late and on time, and the walks with
+// two refusals or more more late.
+type latenessCost struct {
+	costly                                  int
+	cost                                    float64
+	refusedLate, refusedOnTime, refusedMore int
+}
+
+// lateTimersCost runs cases generated buckets (stream seeds the
+// generator) of 20 to 500 requests a second (log-uniform) holding
+// burstOf, with 1 to 64 workers, 0.1 to 2 ms in transit and jitterOf
+// seconds of jitter, each walk twice, its timers on time and up to 0 to 1
+// ms late, and returns what lateness cost from lateFrom on, logging the
+// walks it cost most.
+func lateTimersCost(t *testing.T, cases int, stream uint64, burstOf func(rng *rand.Rand) float64, jitterOf func(rng *rand.Rand, rate, burst float64) float64) latenessCost {
+	var lc latenessCost
 	for seed := range uint64(cases) {
-		rng := rand.New(rand.NewPCG(seed, 40))
+		rng := rand.New(rand.NewPCG(seed, stream))
 		rate := math.Round(math.Exp(math.Log(20)+rng.Float64()*math.Log(25))*10) / 10
-		burst := float64(3 + rng.IntN(48))
-		c := simCase{server: bucketServer{rate: rate, burst: burst}, seed: seed, length: length,
+		burst := burstOf(rng)
+		c := simCase{server: bucketServer{rate: rate, burst: burst}, seed: seed, length: lateLength,
 			workers: []int{1, 2, 4, 8, 16, 64}[rng.IntN(6)],
 			delay:   time.Duration(100e3 + rng.Float64()*1.9e6),
 			service: time.Duration(100e3 + rng.Float64()*0.9e6)}
-		c.jitter = time.Duration(rng.Float64() * min(1e-3, (burst-1)/rate/2) * 1e9)
+		c.jitter = time.Duration(jitterOf(rng, rate, burst) * 1e9)
 		rtt := 2*(c.delay+c.jitter/2) + c.service
 		for c.workers < 64 && float64(c.workers)/rtt.Seconds() < 1.5*rate {
 			c.workers *= 2
 		}
 		share := func(r simResult) float64 {
-			return float64(r.acceptedIn(from, length)) / (length - from).Seconds() / rate
+			return float64(r.acceptedIn(lateFrom, lateLength)) / (lateLength - lateFrom).Seconds() / rate
 		}
 		onTime := c.run()
 		c.late = time.Duration(rng.Float64() * 1e6)
 		late := c.run()
 		d := share(onTime) - share(late)
-		cost += d
+		lc.cost += d
 		if d > 0.03 {
-			costly++
+			lc.costly++
 			t.Logf("%v: %.3f of the quota on time, %.3f late", c, share(onTime), share(late))
 		}
-		refusedLate, refusedOnTime := len(late.refusals)-late.refusedBy(from), len(onTime.refusals)-onTime.refusedBy(from)
-		refusedLateInAll += refusedLate
-		refusedOnTimeInAll += refusedOnTime
+		refusedLate, refusedOnTime := len(late.refusals)-late.refusedBy(lateFrom), len(onTime.refusals)-onTime.refusedBy(lateFrom)
+		lc.refusedLate += refusedLate
+		lc.refusedOnTime += refusedOnTime
 		if refusedLate > refusedOnTime+1 {
-			refusedMore++
-			t.Logf("%v: %d refusals after the first %v on time, %d late", c, refusedOnTime, from, refusedLate)
+			lc.refusedMore++
+			t.Logf("%v: %d refusals after the first %v on time, %d late", c, refusedOnTime, lateFrom, refusedLate)
 		}
 	}
-	assert.LessOrEqual(t, refusedLateInAll, refusedOnTimeInAll, "refusals after the first %v, late against on time, in all", from)
-	assert.LessOrEqual(t, refusedMore, cases/100, "walks with two refusals or more more late than on time")
-	assert.LessOrEqual(t, costly, cases/10, "walks that lateness cost more than 3 %% of the quota")
-	assert.LessOrEqual(t, cost/float64(cases), 0.01, "lateness's mean cost, as a share of the quota")
-	t.Logf("lateness cost more than 3 %% of the quota in %d of %d walks; %.2f %% on average", costly, cases, 100*cost/float64(cases))
+	return lc
 }
 
 // TestWalksOfTheBenchmarksRunNearTheQuota runs the walks of
@@ -846,44 +870,12 @@ func TestALearnedBucketOfOneIsSpacedFromItsAnswers(t *testing.T) {
 func TestLateTimersCostABucketOfTwoLess(t *testing.T) {
 	t.Parallel()
 	cases := sampleSize(6, 4, 400)
-	const length, from = 2 * time.Minute, 40 * time.Second
-	costly, cost := 0, 0.0
-	refusedLateInAll, refusedOnTimeInAll, refusedMore := 0, 0, 0
-	for seed := range uint64(cases) {
-		rng := rand.New(rand.NewPCG(seed, 41))
-		rate := math.Round(math.Exp(math.Log(20)+rng.Float64()*math.Log(25))*10) / 10
-		c := simCase{server: bucketServer{rate: rate, burst: 2}, seed: seed, length: length,
-			workers: []int{1, 2, 4, 8, 16, 64}[rng.IntN(6)],
-			delay:   time.Duration(100e3 + rng.Float64()*1.9e6),
-			service: time.Duration(100e3 + rng.Float64()*0.9e6)}
-		c.jitter = time.Duration(rng.Float64() * min(1e-3, 0.1/rate) * 1e9)
-		rtt := 2*(c.delay+c.jitter/2) + c.service
-		for c.workers < 64 && float64(c.workers)/rtt.Seconds() < 1.5*rate {
-			c.workers *= 2
-		}
-		share := func(r simResult) float64 {
-			return float64(r.acceptedIn(from, length)) / (length - from).Seconds() / rate
-		}
-		onTime := c.run()
-		c.late = time.Duration(rng.Float64() * 1e6)
-		late := c.run()
-		d := share(onTime) - share(late)
-		cost += d
-		if d > 0.03 {
-			costly++
-			t.Logf("%v: %.3f of the quota on time, %.3f late", c, share(onTime), share(late))
-		}
-		refusedLate, refusedOnTime := len(late.refusals)-late.refusedBy(from), len(onTime.refusals)-onTime.refusedBy(from)
-		refusedLateInAll += refusedLate
-		refusedOnTimeInAll += refusedOnTime
-		if refusedLate > refusedOnTime+1 {
-			refusedMore++
-			t.Logf("%v: %d refusals after the first %v on time, %d late", c, refusedOnTime, from, refusedLate)
-		}
-	}
-	assert.LessOrEqual(t, refusedMore, cases/100, "walks with two refusals or more more late than on time")
-	assert.LessOrEqual(t, costly, cases/10, "walks that lateness cost more than 3 %% of the quota")
-	assert.LessOrEqual(t, cost/float64(cases), 0.01, "lateness's mean cost, as a share of the quota")
+	c := lateTimersCost(t, cases, 41,
+		func(*rand.Rand) float64 { return 2 },
+		func(rng *rand.Rand, rate, _ float64) float64 { return rng.Float64() * min(1e-3, 0.1/rate) })
+	assert.LessOrEqual(t, c.refusedMore, cases/100, "walks with two refusals or more more late than on time")
+	assert.LessOrEqual(t, c.costly, cases/10, "walks that lateness cost more than 3 %% of the quota")
+	assert.LessOrEqual(t, c.cost/float64(cases), 0.01, "lateness's mean cost, as a share of the quota")
 	t.Logf("lateness cost more than 3 %% of the quota in %d of %d walks; %.2f %% on average; refusals after %v: %d late, %d on time",
-		costly, cases, 100*cost/float64(cases), from, refusedLateInAll, refusedOnTimeInAll)
+		c.costly, cases, 100*c.cost/float64(cases), lateFrom, c.refusedLate, c.refusedOnTime)
 }
