@@ -362,9 +362,9 @@
 //     trips, leaves the next one due when it was, as under
 //     [WithRateLimit] with a burst of two, until the first request sent
 //     sooner than the rate allows is refused under the learned rate
-//     (simulated buckets of two at
-//     20 to 500 a second, timers up to 1 ms late: lateness costs 0.27 %
-//     of the quota on average, where it cost 3 %).
+//     (simulated buckets of two at 20 to 500 a second, timers up to 1 ms
+//     late: lateness costs 0.27 % of the quota on average, where it cost
+//     3 %).
 //     Where they leave only a bucket of one or two, once a refusal has
 //     been taken for the jitter in transit, and while the round trips
 //     spread by more than the 3 % the client keeps under its estimate,

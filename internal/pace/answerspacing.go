@@ -65,7 +65,10 @@ func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 		spaceFromTheAnswer(spaced, quota, t, rtt, sorted, p.rtts.taken, known, exact)
 	}
 	if quotaKnown && q.burst == 2 {
-		slackFromTheSpread(q, p.spread, known)
+		q.s.slack = 0
+		if known {
+			q.s.slack = slackFromTheSpread(q.tokenInterval(), p.spread)
+		}
 	}
 }
 
@@ -194,19 +197,16 @@ func spaceFromTheAnswer(s *spacing, quota float64, t Ticket, rtt time.Duration, 
 	}
 }
 
-// slackFromTheSpread sets the slack of the spacing that keeps under the
-// known quota q, of a burst of two, whose client keeps bursts of one (see
-// headroomBurst): the server's
-// spare token absorbs the jitter in transit, which the spread of the
-// recent round trips shows, up to a token. Once the round trips are known
-// (see spaceFromTheAnswer), what half a token leaves past that spread is
-// the slack: a request let go or written that late (a late timer, a
-// goroutine slow to write) does not put the next one back.
-func slackFromTheSpread(q knownQuota, spread time.Duration, known bool) {
-	q.s.slack = 0
-	if known {
-		q.s.slack = max(q.tokenInterval()/2-spread, 0)
-	}
+// slackFromTheSpread returns the slack of a spacing under a server's
+// bucket of two tokens, token apart, whose client keeps bursts of one
+// (see headroomBurst; the learned rate's: see learner.twoTokens): the
+// server's spare token absorbs the jitter in transit, which the spread of
+// the recent round trips shows, up to a token. Once the round trips are
+// known (see spaceFromTheAnswer), what half a token leaves past that
+// spread is the slack: a request let go or written that late (a late
+// timer, a goroutine slow to write) does not put the next one back.
+func slackFromTheSpread(token, spread time.Duration) time.Duration {
+	return max(token/2-spread, 0)
 }
 
 // roomForTheJitter makes room, under the known quota q, for the jitter in

@@ -318,9 +318,9 @@ func (l *learner) success(i uint64) {
 // resume): it learns the quota from what was accepted before it (or, for
 // a refusal alone, the jitter in transit: see lone; for a request the
 // two-token slack let go early, nothing but that the slack ends: see
-// twoTokens), and starts the curve again. It returns false when the request was sent before the last pause
-// ended (part of the congestion already learned from): it teaches nothing
-// new.
+// twoTokens), and starts the curve again. It returns false when the
+// request was sent before the last pause ended (part of the congestion
+// already learned from): it teaches nothing new.
 func (l *learner) throttled(i uint64, sent, resume time.Time, wait time.Duration) bool {
 	if l.engaged && sent.Before(l.phase) {
 		return false

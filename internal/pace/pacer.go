@@ -393,9 +393,8 @@ func (p *Pacer) follow(now time.Time) {
 		// once, two together at most
 		p.adaptive.slack = p.adaptive.interval
 	case p.learner.twoTokens() && p.rtts.taken >= roundTripsKnown:
-		// one token to spare: half of it, less the jitter the round
-		// trips show, as under a configured burst of two
-		p.adaptive.slack = max(p.adaptive.interval/2-p.spread, 0)
+		// one token to spare: as under a configured burst of two
+		p.adaptive.slack = slackFromTheSpread(p.adaptive.interval, p.spread)
 	}
 }
 
