@@ -71,6 +71,9 @@ type learner struct {
 	// (see twoTokens).
 	earlyRefused, anyEarlyRefused bool
 	earlyRefusals                 int
+	// oneAlone: a phase once left a bucket of one alone possible (see
+	// twoTokens).
+	oneAlone bool
 }
 
 // A record of one request: when it was sent, and what came of it.
@@ -254,10 +257,12 @@ func (l *learner) forgivesLateness() bool {
 // transit (see jittered), and no request that went sooner than the rate
 // allows was refused under the learned rate: a token to spare, which half
 // of may absorb a request let go late (see Pacer.follow). The jitter in
-// transit can make a bucket of one look like one of two; its first
-// refusal of an early request tells.
+// transit can make a bucket of one look like one of two: so not where a
+// phase once left a bucket of one alone possible (a server's bucket that
+// held one and now two is far likelier one whose requests the jitter
+// moved), and the first refusal of an early request tells of the rest.
 func (l *learner) twoTokens() bool {
-	if !l.engaged || l.ramping || l.anyEarlyRefused || l.jittery || len(l.candidates) == 0 {
+	if !l.engaged || l.ramping || l.anyEarlyRefused || l.jittery || l.oneAlone || len(l.candidates) == 0 {
 		return false
 	}
 	for _, c := range l.candidates {
@@ -486,6 +491,7 @@ func (l *learner) learn(i uint64) {
 		return
 	}
 	l.candidates = kept
+	l.oneAlone = l.oneAlone || len(kept) == 1 && kept[0].b == 1
 	l.lo, l.hi = math.Inf(1), 0
 	for _, c := range kept {
 		l.lo, l.hi = min(l.lo, c.lo), max(l.hi, c.hi)

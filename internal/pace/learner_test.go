@@ -104,9 +104,10 @@ func TestLatenessIsForgivenUntilABucketRefusesIt(t *testing.T) {
 // trips, and leaves the next due when it was (see learner.twoTokens); not
 // before the round trips are known, not where a bucket of one remains
 // possible or one of three (which forgives a whole interval), not once a
-// refusal was taken for the jitter, and never again once a request that
-// went sooner than the rate allows was refused under the learned rate,
-// whatever throttles come after.
+// refusal was taken for the jitter or a phase left a bucket of one alone
+// possible, and never again once a request that went sooner than the rate
+// allows was refused under the learned rate, whatever throttles come
+// after.
 func TestABucketOfTwoSparesHalfATokenUntilAnEarlyRequestIsRefused(t *testing.T) {
 	t.Parallel()
 	two := func() *Pacer {
@@ -134,6 +135,9 @@ func TestABucketOfTwoSparesHalfATokenUntilAnEarlyRequestIsRefused(t *testing.T) 
 	p = two()
 	p.learner.jittery = true
 	assert.Zero(t, slack(p), "a refusal taken for the jitter")
+	p = two()
+	p.learner.oneAlone = true
+	assert.Zero(t, slack(p), "a phase once left a bucket of one alone possible")
 
 	// a request sent 0.9 of an interval after the one before it, refused
 	// under the learned rate: the slack's, not the quota's; then one sent
