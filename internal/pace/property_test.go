@@ -806,7 +806,8 @@ func TestTheLearnedRateOfABucketOfOneOutlastsItsJitter(t *testing.T) {
 // average, where the learner before had 737, 15 storms and 0.68; final
 // rates under half, 4 and 6. (Since, on timers up to 0.5 ms late: 967
 // once late timers were forgiven, 961 once a bucket the phases read as
-// two spares half a token, 0.855 of the quota.) 12 walks (8 under -race,
+// two spared half a token, 966 once not where a phase had shown one,
+// 0.855 of the quota.) 12 walks (8 under -race,
 // 1,000 with UGC_TEST_HEAVY=1).
 func TestALearnedBucketOfOneIsSpacedFromItsAnswers(t *testing.T) {
 	t.Parallel()
