@@ -29,11 +29,11 @@ import (
 // TestWrongPageFromACache: a cache that answers 1 % to 5 % of requests
 // (seeded) with a later or an earlier page than the one asked: every post
 // exactly once, in order, or an error, in every mode; never a gap or a
-// repeat with a nil error.
+// repeat with a nil error. 10 seeds (20 with UGC_TEST_HEAVY=1).
 func TestWrongPageFromACache(t *testing.T) {
 	t.Parallel()
 	want := postIDs(1500)
-	for seed := range uint64(20) {
+	for seed := range heavyOr[uint64](20, 10) {
 		for _, mode := range iterModes {
 			t.Run(fmt.Sprintf("seed=%d/%s", seed, mode.name), func(t *testing.T) {
 				t.Parallel()

@@ -354,7 +354,7 @@ func TestResumeAfterAPostAloneSeeksIt(t *testing.T) {
 // in every mode.
 func TestEveryCheckpointResumesExactlyOnce(t *testing.T) {
 	t.Parallel()
-	for seed := range heavyOr[uint64](120, 20) {
+	for seed := range heavyOr[uint64](120, 12) {
 		rng := rand.New(rand.NewPCG(seed, 16))
 		c := &modelCase{seed: seed, endpoint: "posts", limit: 2 + rng.IntN(24), count: countTrue,
 			nextForms: []nextForm{nextFormAbsolute}, nextEscapes: []nextEscape{nextEscapeAsSent}}

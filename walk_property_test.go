@@ -19,7 +19,7 @@ import (
 )
 
 var (
-	modelCases = flag.Int("model-cases", heavyOr(2000, 100), "cases of TestWalkIsExactlyOnceAgainstRealServerModels")
+	modelCases = flag.Int("model-cases", heavyOr(2000, 64), "cases of TestWalkIsExactlyOnceAgainstRealServerModels")
 	modelSeed  = flag.Uint64("model-seed", 1, "seed of the first case of TestWalkIsExactlyOnceAgainstRealServerModels")
 	modelTrace = flag.Bool("model-trace", false, "print each request the model server answers (run one case)")
 )
