@@ -271,10 +271,12 @@
 //     up to one token's interval late, and the 3 % rebuild more while
 //     the walk lasts. A request the server counts late, and the next one
 //     counted early, come closer together than they were sent, by up to
-//     what the recent round trips take past the quickest (the jitter in
-//     transit: the client cannot tell the way in from the way back, or
-//     from the server's time to answer, and takes all of it for the way
-//     in). Past what the spare token and the 3 % absorb, each request is
+//     what the recent round trips take past the quickest, or more where
+//     the last seconds showed more, fading by half each second (the
+//     jitter in transit: the client cannot tell the way in from the way
+//     back, or from the server's time to answer, and takes all of it for
+//     the way in; a delay rarer than the last 64 round trips comes
+//     again). Past what the spare token and the 3 % absorb, each request is
 //     taken as if it went out that much later: that costs the burst
 //     after a lull, and, where the server's burst has no token to spare
 //     for it, speed, but no 429 (simulated buckets of 1 to 1,000 a

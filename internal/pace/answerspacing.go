@@ -1,6 +1,7 @@
 package pace
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -59,7 +60,7 @@ func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 	p.spread = sorted[len(sorted)-1] - sorted[0]
 	known := p.narrowed == 0 && p.rtts.taken >= roundTripsKnown
 	if quotaKnown {
-		p.roomForTheJitter(q, sorted, known)
+		p.roomForTheJitter(now, q, sorted, known)
 	}
 	if spaced, quota, exact := p.answerSpaced(); spaced != nil {
 		spaceFromTheAnswer(spaced, quota, t, rtt, sorted, p.rtts.taken, known, exact)
@@ -67,7 +68,9 @@ func (p *Pacer) takeTheRoundTrip(now time.Time, t Ticket) {
 	if quotaKnown && q.burst == 2 {
 		q.s.slack = 0
 		if known {
-			q.s.slack = slackFromTheSpread(q.tokenInterval(), p.spread)
+			// the spread the last seconds showed, under a configured
+			// quota (see jitterRemembered)
+			q.s.slack = slackFromTheSpread(q.tokenInterval(), max(p.spread, p.jitterSeen))
 		}
 	}
 }
@@ -209,9 +212,12 @@ func slackFromTheSpread(token, spread time.Duration) time.Duration {
 	return max(token/2-spread, 0)
 }
 
-// roomForTheJitter makes room, under the known quota q, for the jitter in
-// transit: what the recent round trips, sorted, take past the quickest
-// (the whole of the most until roundTripsKnown are in). A request the
+// roomForTheJitter makes room at now, under the known quota q, for the
+// jitter in transit: what the recent round trips, sorted, take past the
+// quickest (the whole of the most until roundTripsKnown are in), or,
+// under a configured quota, what they showed lately, fading (see
+// jitterRemembered; an announced quota's headers show where the client
+// ran ahead, see announce). A request the
 // server counts that late, and the next one counted early, come closer
 // together than the client sent them by as much. The client's spare token
 // and its headroom (3 % of the spacing) absorb some of that; each request
@@ -225,7 +231,7 @@ func slackFromTheSpread(token, spread time.Duration) time.Duration {
 // within its spacing; the answer then spaces the next request from that
 // request's own excess (see spaceFromTheAnswer): none is in flight to make
 // room for.
-func (p *Pacer) roomForTheJitter(q knownQuota, sorted []time.Duration, known bool) {
+func (p *Pacer) roomForTheJitter(now time.Time, q knownQuota, sorted []time.Duration, known bool) {
 	s := q.s
 	most := sorted[len(sorted)-1]
 	var jitter time.Duration
@@ -234,10 +240,30 @@ func (p *Pacer) roomForTheJitter(q knownQuota, sorted []time.Duration, known boo
 		// held for each answer: none in flight
 	case p.rtts.taken < roundTripsKnown:
 		jitter = most
+	case p.quota > 0:
+		jitter = p.jitterRemembered(now, most-quickest(sorted))
 	default:
 		jitter = most - quickest(sorted)
 	}
 	spareTokens := min(int64(q.burst-s.burst), int64(maxSpan/s.interval)) // a burst set() bounded spares the rest
 	headroom := s.interval - q.tokenInterval()
 	s.late = max(jitter-time.Duration(spareTokens)*s.interval-headroom, 0)
+}
+
+// jitterMemory is how long the jitter in transit the round trips showed
+// is still made room for after they stop showing it, halving each time it
+// passes. The recent round trips are 64: a tenth of a second at 700
+// requests a second, and a delay rarer than that (a goroutine slow to
+// run, a moment of a loaded machine) comes again.
+const jitterMemory = time.Second
+
+// jitterRemembered returns the room to make at now for the jitter in
+// transit, of which the recent round trips show jitter: that, or what the
+// round trips showed before, fading (see jitterMemory).
+func (p *Pacer) jitterRemembered(now time.Time, jitter time.Duration) time.Duration {
+	if d := now.Sub(p.jitterAt); d > 0 && !p.jitterAt.IsZero() {
+		p.jitterSeen = time.Duration(float64(p.jitterSeen) * math.Exp2(-float64(d)/float64(jitterMemory)))
+	}
+	p.jitterSeen, p.jitterAt = max(p.jitterSeen, jitter), now
+	return p.jitterSeen
 }

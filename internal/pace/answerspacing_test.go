@@ -30,3 +30,18 @@ func TestRoundTripsAreTheLastOnesSorted(t *testing.T) {
 		assert.Equal(t, len(taken), r.taken)
 	}
 }
+
+// TestTheJitterRoomFades: under a configured quota, the room for the
+// jitter in transit is the most the round trips showed, fading by half
+// each jitterMemory after they stop showing it, and never less than what
+// they show now.
+func TestTheJitterRoomFades(t *testing.T) {
+	t.Parallel()
+	p := New(700, 2)
+	now := simEpoch
+	assert.Equal(t, 2*time.Millisecond, p.jitterRemembered(now, 2*time.Millisecond))
+	assert.Equal(t, 2*time.Millisecond, p.jitterRemembered(now, 100*time.Microsecond), "a quieter moment")
+	assert.InDelta(t, float64(time.Millisecond), float64(p.jitterRemembered(now.Add(jitterMemory), 100*time.Microsecond)), float64(time.Microsecond), "half, a jitterMemory later")
+	assert.InDelta(t, float64(250*time.Microsecond), float64(p.jitterRemembered(now.Add(3*jitterMemory), 100*time.Microsecond)), float64(time.Microsecond), "a quarter, two more")
+	assert.Equal(t, 3*time.Millisecond, p.jitterRemembered(now.Add(3*jitterMemory), 3*time.Millisecond), "what the round trips show now")
+}

@@ -42,6 +42,10 @@ type Pacer struct {
 	rtts roundTrips
 	// spread is the recent round trips' spread, most less least.
 	spread time.Duration
+	// jitterSeen is the jitter in transit made room for at jitterAt,
+	// which fades (see jitterRemembered).
+	jitterSeen time.Duration
+	jitterAt   time.Time
 	// lastOut is when the last request was let go, or written if later.
 	lastOut time.Time
 	// cold: a configured quota whose first answer has not come (see
