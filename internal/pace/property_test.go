@@ -59,9 +59,7 @@ func raceEnabled() bool {
 // late where idle, a fifth of one to three under load, on Linux).
 func generatedBucket(seed uint64, length time.Duration) simCase {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	logUniform := func(lo, hi float64) float64 {
-		return math.Exp(math.Log(lo) + rng.Float64()*(math.Log(hi)-math.Log(lo)))
-	}
+	logUniform := func(lo, hi float64) float64 { return logUniformOf(rng, lo, hi) }
 	absorbable := func(rate, burst float64) float64 { // seconds of jitter
 		return min(0.050, max((burst-1)/rate, 0.02/rate))
 	}
@@ -87,6 +85,11 @@ func generatedBucket(seed uint64, length time.Duration) simCase {
 	}
 	c.late = time.Duration(rng.Float64() * float64(time.Millisecond))
 	return c
+}
+
+// logUniformOf returns a number from lo to hi, log-uniform, from rng.
+func logUniformOf(rng *rand.Rand, lo, hi float64) float64 {
+	return math.Exp(math.Log(lo) + rng.Float64()*(math.Log(hi)-math.Log(lo)))
 }
 
 // verdict is what the property says of a walk after its first throttle:
@@ -900,7 +903,7 @@ func TestABucketOfOneIsNotTakenForTwo(t *testing.T) {
 	over := 0
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
 		rng := rand.New(rand.NewPCG(seed, 77))
-		rate := math.Round(math.Exp(math.Log(30)+rng.Float64()*(math.Log(500)-math.Log(30)))*10) / 10
+		rate := math.Round(logUniformOf(rng, 30, 500)*10) / 10
 		c := simCase{seed: seed, length: 3 * time.Minute, workers: []int{1, 2, 4}[rng.IntN(3)],
 			delay: 150 * time.Microsecond, service: 300 * time.Microsecond,
 			jitter: time.Duration((0.05 + 0.15*rng.Float64()) / rate * 1e9), late: time.Duration(rng.Float64() * 1e6)}
@@ -935,9 +938,7 @@ func TestConfiguredRateRemembersARareDelay(t *testing.T) {
 	refused, share := 0, 0.0
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
 		rng := rand.New(rand.NewPCG(seed, 81))
-		logUniform := func(lo, hi float64) float64 {
-			return math.Exp(math.Log(lo) + rng.Float64()*(math.Log(hi)-math.Log(lo)))
-		}
+		logUniform := func(lo, hi float64) float64 { return logUniformOf(rng, lo, hi) }
 		rate := math.Round(logUniform(200, 1000)*10) / 10
 		burst := 1 + rng.IntN(3)
 		c := simCase{server: bucketServer{rate: rate, burst: float64(burst)}, workers: []int{4, 8, 16}[rng.IntN(3)],
