@@ -255,9 +255,10 @@
 //     burst, so that the client's bucket does not run ahead of the
 //     server's when requests take more or less time in transit: set to
 //     the quota, with a burst of 2 or more, a walk runs without a 429
-//     (measured over HTTP up to 300 a second; at 700 with a burst of 2
-//     and read-ahead 16, a spacing little more than the jitter of a
-//     loaded 2-core machine, 3 walks of 17 met one; BENCHMARKS.md),
+//     (measured over HTTP up to 300 a second; at 700 to 1,000 with a
+//     burst of 1 or 2 and read-ahead 16, a spacing little more than the
+//     jitter of a loaded 2-core machine, about one walk in six met one;
+//     BENCHMARKS.md),
 //     and with a burst of 3 or more within 3 % of the quota's speed
 //     (with 2, the client keeps bursts of one: a request its timer let
 //     go late puts the next back by what it was late past its slack,

@@ -211,6 +211,7 @@ func TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn(t *testing.T) {
 				require.Zero(t, l.lo, "the phase bounds the quota from above only")
 			}
 			require.Less(t, l.hi, 185.2, "the phase misses the bounds before")
+			assert.True(t, l.oneAlone, "a phase that leaves a bucket of one alone possible is remembered (see twoTokens)")
 			assert.InDelta(t, backOff*l.hi, l.est, 0.01*l.hi, "the estimate backs off from the phase's bound %.1f", l.hi)
 		})
 	}
