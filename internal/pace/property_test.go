@@ -697,7 +697,10 @@ func TestTheRampsBoundsSpareAShortWalkAProbe(t *testing.T) {
 // probes. Yet after the first throttle every walk stays clear of a
 // throttle storm (at most twice the throttles of the property,
 // and four more while it learns) and gets 0.7 of n/w or more (of what
-// its workers can send, where less); the log gives how many get 0.9. (A
+// its workers can send, where less), and 0.5 or more in the minute after
+// the first pause, where a 1-s window is read low (as a bucket of n that
+// refills at about 0.7 of n/w) until the first probe; the log gives how
+// many get 0.9, and each kind of window's least and mean shares. (A
 // fixed window of one request a second is left out: a rate a little over
 // it has its requests straddle the windows' edges, two of them accepted
 // close together, and the learner lowers its estimate a few percent a
@@ -708,6 +711,11 @@ func TestLearnedPaceBehindAWindowCounter(t *testing.T) {
 	cases := sampleSize(12, 8, 600)
 	const length = 6 * time.Minute
 	near := 0
+	type windowKind struct {
+		w       time.Duration
+		sliding bool
+	}
+	byKind := map[windowKind][][2]float64{}
 	for seed := range uint64(cases) {
 		rng := rand.New(rand.NewPCG(seed, 60))
 		w := []time.Duration{time.Second, 10 * time.Second, time.Minute}[rng.IntN(3)]
@@ -730,17 +738,38 @@ func TestLearnedPaceBehindAWindowCounter(t *testing.T) {
 			continue // the workers never sent faster than the window allows
 		}
 		allowed := int(math.Ceil((length - r.resumed).Seconds() / 30))
-		share := float64(r.acceptedIn(r.resumed, length)) / (length - r.resumed).Seconds() / min(rate, float64(c.workers)/rtt.Seconds())
+		most := min(rate, float64(c.workers)/rtt.Seconds())
+		share := float64(r.acceptedIn(r.resumed, length)) / (length - r.resumed).Seconds() / most
+		firstMinute := float64(r.acceptedIn(r.resumed, r.resumed+time.Minute)) / time.Minute.Seconds() / most
 		assert.LessOrEqual(t, len(r.episodes), 2*allowed+4, "%v: a throttle storm", c)
 		assert.GreaterOrEqual(t, share, 0.7, "%v: the share of the window's rate", c)
+		assert.GreaterOrEqual(t, firstMinute, 0.5, "%v: the share of the window's rate in the first minute", c)
 		if share >= 0.9 {
 			near++
 		}
+		k := windowKind{c.window.w, c.window.sliding}
+		byKind[k] = append(byKind[k], [2]float64{firstMinute, share})
 		if testing.Verbose() && heavy() {
-			t.Logf("%v: %d throttles after the first (%d allowed), %.3f of the window's rate", c, len(r.episodes), allowed, share)
+			t.Logf("%v: %d throttles after the first (%d allowed), %.3f of the window's rate (%.3f in the first minute)", c, len(r.episodes), allowed, share, firstMinute)
 		}
 	}
 	t.Logf("%d of %d walks at 0.9 of the window's rate or more", near, cases)
+	for _, w := range []time.Duration{time.Second, 10 * time.Second, time.Minute} {
+		for _, sliding := range []bool{false, true} {
+			if shares := byKind[windowKind{w, sliding}]; len(shares) > 0 {
+				var least, mean [2]float64
+				least = shares[0]
+				for _, s := range shares {
+					for j := range s {
+						least[j] = min(least[j], s[j])
+						mean[j] += s[j] / float64(len(shares))
+					}
+				}
+				t.Logf("window of %v, sliding %v, %d walks: the first minute %.3f at the least, %.3f on average; the whole walk %.3f, %.3f",
+					w, sliding, len(shares), least[0], mean[0], least[1], mean[1])
+			}
+		}
+	}
 }
 
 // TestTheLearnedRateOfABucketOfOneOutlastsItsJitter drives the Pacer,
