@@ -422,64 +422,36 @@ func (l *learner) remembered(k int) bool { return k >= l.oldest() && k < l.histE
 
 // learn finds, for each size the server's bucket may have, the bounds
 // on q that the phase the throttle of ticket i ends proves, and keeps
-// those of the earlier phases where they agree, or miss them by no more
-// than the jitter moves them (see agreeing). A throttle before the
-// plateau's end (the quota was learned too high) narrows the bounds it
-// overlaps and confirms nothing: on a bucket of one, a phase of one
-// accepted request after a pause bounds the quota from above only, and
-// the earlier phases keep the bound below. Where none agree, the phase
-// starts the learning again: the quota changed. It settles just under an
-// estimate between all the bounds left; where nothing explains the
-// phase, it backs off. A probe that finds the quota where it was learned
-// lengthens the next plateau; loose bounds shorten it.
+// those of the earlier phases where they agree (see keptBounds). Where
+// none agree, the phase starts the learning again: the quota changed. It
+// settles just under an estimate between all the bounds left (see
+// estimate), for a plateau as long as they are sure (see flatTime);
+// where nothing explains the phase, it takes the jitter (on a bucket of
+// one or two whose requests the jitter has cost their token before), or
+// backs off.
 func (l *learner) learn(i uint64) {
-	if l.firstEnd > 0 {
-		// the second throttle: the answers in flight at the first have
-		// come, and the first phase bounds q for each size of bucket
-		l.firstAccepted = l.acceptedIn(l.oldest(), l.firstEnd)
-		if l.oneAtATime(l.firstWindow(), uint64(l.firstEnd-1)) {
-			l.candidates = l.windowBounds(l.firstWindow(), l.firstThrottled)
-		} else {
-			// requests in flight together may have arrived in another
-			// order than they were sent: only their count bounds q
-			l.candidates = l.countBounds()
-		}
-		l.firstEnd = 0
-	}
-	phase := l.phaseBounds(i)
-	if len(phase) == 0 && l.firstAccepted < maxBurst {
-		// no bucket up to the largest seen explains the phase: perhaps a
-		// larger one (a quota that changed, or a first phase that did not
-		// begin full)
-		l.firstAccepted = min(2*max(l.firstAccepted, 1), maxBurst)
-		phase = l.phaseBounds(i)
-	}
+	l.boundTheFirstPhase()
 	// small: the phases before this one leave buckets of one or two,
 	// whose phases the jitter in transit can mislead
 	small := l.atMostTwoTokens()
-	early := !l.ramping && l.succeeded < l.plateau // throttled before the plateau's end: learned too high
-	kept := agreeing(l.candidates, phase, 0)
-	if len(kept) == 0 && !early {
-		kept = agreeing(l.candidates, phase, nearMiss*l.est)
-	}
-	changed := len(kept) == 0
+	// early: throttled before the plateau's end: learned too high
+	early := !l.ramping && l.succeeded < l.plateau
+	kept, changed := l.keptBounds(i, early)
 	switch {
-	case changed:
-		kept = phase // the quota changed, or was learned too high
-		l.confirmed = 0
-	case early:
+	case changed || early:
 		l.confirmed = 0
 	case !l.ramping:
+		// a probe that found the quota where it was learned lengthens
+		// the next plateau
 		l.confirmed = min(l.confirmed+1, maxConfirmed)
 	}
-	if len(kept) == 0 && small && l.jittery {
+	switch {
+	case len(kept) == 0 && small && l.jittery:
 		// nothing explains the phase, on a bucket of one or two whose
 		// requests the jitter in transit has cost their token before:
 		// the jitter again, taken as a refusal alone (see jittered)
 		l.jittered()
-		return
-	}
-	if len(kept) == 0 {
+	case len(kept) == 0:
 		// nothing the learner can tell apart explains the phase: back
 		// off as TCP does, from the rate that was throttled (but no
 		// higher than the estimate: a throttled probe shows the quota
@@ -488,29 +460,95 @@ func (l *learner) learn(i uint64) {
 		l.candidates, l.lo, l.hi = nil, 0, math.Inf(1)
 		l.est = max(min(l.est, l.rate()*backOff), minRate)
 		l.plateau = l.est * plateauTime
+	default:
+		l.keep(kept)
+		l.est = l.estimate(changed, small)
+		ramped := l.ramping
+		l.ramping = false
+		if l.lo > 0 {
+			l.learned++
+		}
+		l.plateau = l.est * l.flatTime(ramped)
+	}
+}
+
+// boundTheFirstPhase bounds q for each size of bucket from the first
+// phase, at the second throttle: the answers in flight at the first have
+// come by then.
+func (l *learner) boundTheFirstPhase() {
+	if l.firstEnd == 0 {
 		return
 	}
+	l.firstAccepted = l.acceptedIn(l.oldest(), l.firstEnd)
+	if l.oneAtATime(l.firstWindow(), uint64(l.firstEnd-1)) {
+		l.candidates = l.windowBounds(l.firstWindow(), l.firstThrottled)
+	} else {
+		// requests in flight together may have arrived in another order
+		// than they were sent: only their count bounds q
+		l.candidates = l.countBounds()
+	}
+	l.firstEnd = 0
+}
+
+// keptBounds returns the bounds of the phase the throttle of ticket i
+// ends, for each size of bucket, where they agree with the earlier ones,
+// or miss them by no more than the jitter moves them (see agreeing); or,
+// where none agree (changed), the phase's own: the quota changed, or was
+// learned too high. A throttle before the plateau's end (early) narrows
+// the bounds it overlaps and is not taken for a near miss: on a bucket
+// of one, a phase of one accepted request after a pause bounds the quota
+// from above only, and the earlier phases keep the bound below.
+func (l *learner) keptBounds(i uint64, early bool) (kept []candidate, changed bool) {
+	phase := l.phaseBounds(i)
+	if len(phase) == 0 && l.firstAccepted < maxBurst {
+		// no bucket up to the largest seen explains the phase: perhaps a
+		// larger one (a quota that changed, or a first phase that did not
+		// begin full)
+		l.firstAccepted = min(2*max(l.firstAccepted, 1), maxBurst)
+		phase = l.phaseBounds(i)
+	}
+	kept = agreeing(l.candidates, phase, 0)
+	if len(kept) == 0 && !early {
+		kept = agreeing(l.candidates, phase, nearMiss*l.est)
+	}
+	if len(kept) == 0 {
+		return phase, true
+	}
+	return kept, false
+}
+
+// keep makes kept the candidates, and lo and hi the bounds they span;
+// none at all where one of them bounds nothing from above (a throttle at
+// once after a pause that named no wait, or the first phase's count).
+func (l *learner) keep(kept []candidate) {
 	l.candidates = kept
 	l.oneAlone = l.oneAlone || len(kept) == 1 && kept[0].b == 1
 	l.lo, l.hi = math.Inf(1), 0
 	for _, c := range kept {
 		l.lo, l.hi = min(l.lo, c.lo), max(l.hi, c.hi)
 	}
-	switch {
-	case len(kept) == 0 || l.hi >= maxRate:
-		// the phase proves nothing (a throttle at once after a pause that
-		// named no wait): the estimate stands
+	if l.hi >= maxRate {
 		l.lo, l.hi = 0, math.Inf(1)
-		l.est = max(l.est, minRate)
-		if l.ramping {
-			l.est = max(l.rate()/2, minRate)
-		}
+	}
+}
+
+// estimate returns the rate to settle under, between the bounds kept;
+// changed: the phase missed the bounds before; small: those left buckets
+// of one or two.
+func (l *learner) estimate(changed, small bool) float64 {
+	switch {
+	case math.IsInf(l.hi, 1) && l.ramping:
+		// the phase proves nothing: half the ramp's rate
+		return max(l.rate()/2, minRate)
+	case math.IsInf(l.hi, 1):
+		// the phase proves nothing: the estimate stands
+		return max(l.est, minRate)
 	case l.ramping:
 		// settle between the bounds as after any phase, or at half the
 		// upper one if higher (the ramp's doublings overshoot by up to
 		// twice: a throttle that came at once leaves bounds that loose),
 		// and probe soon if they are loose (see rampBounds)
-		l.est = max(mid(l.lo, l.hi), l.hi/2, minRate)
+		return max(mid(l.lo, l.hi), l.hi/2, minRate)
 	case changed && (l.lo < minRate || small):
 		// a phase that misses the bounds before, and proves nothing
 		// below, or on a small bucket little: a request accepted after
@@ -521,15 +559,18 @@ func (l *learner) learn(i uint64) {
 		// off from its upper bound, as TCP does, and let the next phase
 		// show the rest (a larger bucket's phase settles between its
 		// bounds: a quota that changed)
-		l.est = max(mid(l.lo, l.hi), backOff*l.hi, minRate)
-	default:
-		l.est = max(mid(l.lo, l.hi), minRate)
+		return max(mid(l.lo, l.hi), backOff*l.hi, minRate)
 	}
-	ramped := l.ramping
-	l.ramping = false
-	if l.lo > 0 {
-		l.learned++
-	}
+	return max(mid(l.lo, l.hi), minRate)
+}
+
+// flatTime returns the plateau's flat part, in seconds at the estimate:
+// plateauTime, or plateauPauses named waits if longer, doubled for each
+// probe that confirmed the quota (up to maxPlateau); bounds looser than
+// looseBounds shorten it in proportion, down to plateauTime, and the
+// first quickLearns estimates to quickPlateauTime, but for the ramp's
+// own (ramped) within rampBounds on a bucket larger than two.
+func (l *learner) flatTime(ramped bool) float64 {
 	flat := max(plateauTime, plateauPauses*l.pause.Seconds())
 	if width := (l.hi - l.lo) / l.est; width > looseBounds {
 		// loose bounds are probed sooner: the long plateau of a long
@@ -543,7 +584,7 @@ func (l *learner) learn(i uint64) {
 			flat = quickPlateauTime
 		}
 	}
-	l.plateau = l.est * max(flat, min(flat*math.Exp2(float64(l.confirmed)), maxPlateau))
+	return max(flat, min(flat*math.Exp2(float64(l.confirmed)), maxPlateau))
 }
 
 // mid is the estimate between the bounds lo and hi: nearer lo, as
