@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"testing"
 )
 
@@ -38,4 +39,37 @@ func BenchmarkCall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkClientFootprint is the heap a Client holds after one call, as a
+// backend that keeps a Client for each tenant's key holds it: each
+// iteration makes a Client and one call over an in-memory transport, and
+// keeps the Client. Recorded in BENCHMARKS.md:
+//
+//	go test -run '^$' -bench ClientFootprint -benchtime 2000x -count 3 .
+func BenchmarkClientFootprint(b *testing.B) {
+	body, err := os.ReadFile("testdata/bench/page25.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	hc := &http.Client{Transport: fixedPage(body)}
+	ctx := context.Background()
+	var clients []*Client
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		c, err := NewClient("https://api.example.com", "bench-key", WithHTTPClient(hc))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Posts(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+		clients = append(clients, c)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(len(clients)), "heap-B/client")
+	runtime.KeepAlive(clients)
 }

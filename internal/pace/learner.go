@@ -17,7 +17,7 @@ import (
 // client is paused or idle. The caller serialises the calls and tells it
 // the time.
 type learner struct {
-	hist    []sendRecord // a ring of histLen, made at the first record
+	hist    []sendRecord // a ring of histLen, grown to it as records come
 	histEnd int          // records written; the ring holds the last histLen
 	// epoch is the time of the first record: records hold seconds since.
 	epoch time.Time
@@ -196,11 +196,16 @@ func (l *learner) record(t time.Time, paced bool, late float64) uint64 {
 	i := l.histEnd
 	if i == 0 {
 		l.epoch = t
-		l.hist = make([]sendRecord, histLen)
 	}
 	r := sendRecord{sent: l.seconds(t), paced: paced, late: late, allowed: 1 / l.rate()}
 	r.early = i > 0 && r.sent-l.hist[(i-1)%histLen].sent < earlyShare*r.allowed
-	l.hist[i%histLen] = r
+	if i < histLen {
+		// the ring grows as requests are sent: a Client that sends a
+		// few holds a few
+		l.hist = append(l.hist, r)
+	} else {
+		l.hist[i%histLen] = r
+	}
 	l.histEnd++
 	return uint64(i)
 }

@@ -216,3 +216,29 @@ func TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn(t *testing.T) {
 		})
 	}
 }
+
+// TestTheRecordGrowsAsRequestsAreSent: the learner's record of requests
+// holds what was sent, up to histLen, not histLen from the first request,
+// so a Client that sends a few requests (one per tenant's key, say) holds
+// a few; past histLen it keeps the last histLen, oldest first out.
+func TestTheRecordGrowsAsRequestsAreSent(t *testing.T) {
+	t.Parallel()
+	start := time.Unix(1e9, 0)
+	for _, n := range []int{1, 3, 17, 1000, histLen, histLen + 1, 3*histLen + 5} {
+		p := New(0, 0)
+		var last Ticket
+		for k := range n {
+			now := start.Add(time.Duration(k) * time.Millisecond)
+			last = p.Send(now)
+			p.Answered(now.Add(time.Millisecond), last, Answer{Status: 200})
+		}
+		l := &p.learner
+		assert.Equal(t, min(n, histLen), len(l.hist), "%d requests", n)
+		assert.LessOrEqual(t, cap(l.hist), max(2*min(n, histLen), 8), "%d requests: room for more than twice what was sent", n)
+		assert.Equal(t, max(n-histLen, 0), l.oldest(), "%d requests", n)
+		newest := l.hist[last.id%histLen]
+		assert.Equal(t, accepted, newest.outcome, "%d requests", n)
+		assert.InDelta(t, float64(n-1)*1e-3, newest.sent, 1e-9, "%d requests: the newest record is the last request's", n)
+		assert.InDelta(t, 1e-3, newest.rtt, 1e-9, "%d requests", n)
+	}
+}
