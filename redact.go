@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
-	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 // redacted replaces the API key wherever an error or log line would hold it.
@@ -27,20 +25,16 @@ const redacted = "[redacted]"
 // It runs only on what an error or a log line keeps, never on a successful
 // page.
 type masker struct {
-	re        *regexp.Regexp // one echo, anchored at the start of the text
-	starts    string         // the bytes an echo can begin with
-	wordEdges [2]bool        // the key begins, ends, with a character of a word (keytoken.go)
+	echo      *echo   // the forms of the key (keyecho.go)
+	starts    string  // the bytes an echo can begin with
+	wordEdges [2]bool // the key begins, ends, with a character of a word (keytoken.go)
 }
 
-// Format hides the pattern, which spells the key, from every fmt verb.
+// Format hides the key the masker holds from every fmt verb.
 func (m *masker) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, "ugc.masker") }
 
+// newMasker returns the masker of key, which is not empty.
 func newMasker(key string) *masker {
-	var b strings.Builder
-	b.WriteString("^")
-	for _, r := range key {
-		b.WriteString(charPattern(r))
-	}
 	// An echo begins with the first character as it is, a "%" (URL-encoded)
 	// or a backslash (an escape); a space also as "+", and a "+" also as a
 	// space.
@@ -51,24 +45,25 @@ func newMasker(key string) *masker {
 	case '+':
 		starts += " "
 	}
-	return &masker{re: regexp.MustCompile(b.String()), starts: starts, wordEdges: wordEdges(key)}
+	return &masker{echo: newEcho(key), starts: starts, wordEdges: wordEdges(key)}
 }
 
 // find returns where the first echo in s at or after from that stands as a
-// token (see keytoken.go) begins and ends, or -1, -1. The anchored pattern runs only where an echo can begin, and
-// gives up as soon as the text there departs from every form: on a text
-// without the key, masking costs about a scan for a few bytes (Go's regexp
-// has no DFA, and a search with the unanchored pattern tries all of it at
-// every byte).
+// token (see keytoken.go) begins and ends (the longest, where it could end
+// in more than one place), or -1, -1. The echo is matched
+// only where one can begin, and the match gives up as soon as the text
+// there departs from every form: on a text without the key, masking costs
+// about a scan for a few bytes.
 func (m *masker) find(s string, from int) (start, end int) {
+	search := m.echo.search(s, func(start, end int) bool { return m.standsAlone(s, start, end) })
 	for i := from; i < len(s); i++ {
 		j := strings.IndexAny(s[i:], m.starts)
 		if j < 0 {
 			break
 		}
 		i += j
-		if loc := m.re.FindStringIndex(s[i:]); loc != nil && loc[1] > 0 && m.standsAlone(s, i, i+loc[1]) {
-			return i, i + loc[1]
+		if end := search.at(i); end > i {
+			return i, end
 		}
 	}
 	return -1, -1
@@ -83,58 +78,6 @@ func (m *masker) contains(s string) bool {
 // escapeBackslash matches the backslash that begins an escape, as it is,
 // quoted again (a run of them) or URL-encoded.
 const escapeBackslash = `(?:\\+|%(?:25)*5[cC])`
-
-// charPattern matches one character of the key in every form: as it is or
-// URL-encoded, JSON-escaped (\u00XX; \/, \" and \\), and for "+" as the
-// space that a query parser decodes it to.
-func charPattern(r rune) string {
-	alts := []string{runePattern(r)}
-	if r <= 0xFFFF {
-		alts = append(alts, escapeBackslash+"[uU]"+hexPattern(fmt.Sprintf("%04x", r)))
-	}
-	switch r {
-	case '/', '"', '\\': // JSON's short escapes: \/ (PHP's), \", \\; Go's %q writes the last two
-		alts = append(alts, escapeBackslash+runePattern(r))
-	case '+':
-		alts = append(alts, runePattern(' '))
-	}
-	return "(?:" + strings.Join(alts, "|") + ")"
-}
-
-// runePattern matches r as it is or URL-encoded any number of times (%XX,
-// %25XX ... for each of its bytes, the hex in either case); a space also as
-// "+" (and so as %2B once more encoded); a backslash also as a run of them,
-// which is what quoting it again (Go's %q, JSON) makes of it.
-func runePattern(r rune) string {
-	var b strings.Builder
-	b.WriteString("(?:" + regexp.QuoteMeta(string(r)))
-	switch r {
-	case ' ':
-		b.WriteString(`|\+|%(?:25)*2[bB]`)
-	case '\\':
-		b.WriteString(`+`)
-	}
-	b.WriteString("|")
-	var enc [utf8.UTFMax]byte
-	for _, c := range enc[:utf8.EncodeRune(enc[:], r)] {
-		b.WriteString("%(?:25)*" + hexPattern(fmt.Sprintf("%02x", c)))
-	}
-	b.WriteString(")")
-	return b.String()
-}
-
-// hexPattern matches the hex digits of h in either case.
-func hexPattern(h string) string {
-	var b strings.Builder
-	for _, c := range h {
-		if c >= 'a' && c <= 'f' {
-			b.WriteString("[" + string(c) + strings.ToUpper(string(c)) + "]")
-		} else {
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
-}
 
 // mask returns s with every echo of the key replaced.
 func (m *masker) mask(s string) string {
