@@ -15,10 +15,10 @@ import (
 
 // TestEchoMatchesThePattern: wherever a generated text is searched, the
 // echo matcher ends the longest echo where the expression's anchored
-// longest match ends, or finds none where it finds none. The keys mix letters with every
-// character an encoding treats apart (%, 2, 5, c, u, a backslash, "/",
-// `"`, "+", a space), characters of two, three and four bytes, and an
-// invalid byte; the texts glue echoes of them (each character in a form
+// longest match ends, or finds none where it finds none. The keys mix
+// letters with every character an encoding treats apart (%, 2, 5, c, u, a
+// backslash, "/", `"`, "+", a space), characters of two, three and four
+// bytes, and an invalid byte; the texts glue echoes of them (each character in a form
 // picked at random, escapes nested, hex in either case), pieces of echoes,
 // near misses and noise of the same characters. 300 keys of 10 texts
 // (10,000 with UGC_TEST_HEAVY=1).
@@ -38,9 +38,8 @@ func TestEchoMatchesThePattern(t *testing.T) {
 			text := echoTestText(key, rng)
 			search := e.search(text, acceptEvery)
 			for i := range len(text) + 1 {
-				want := -1
-				if loc := anchored.FindStringIndex(text[i:]); loc != nil {
-					want = i + loc[1]
+				want := expressionEnd(anchored, text, i)
+				if want >= 0 {
 					matched++
 				}
 				require.Equal(t, want, search.at(i), "key %q, text %q, at %d", key, text, i)
@@ -68,11 +67,7 @@ func TestAnEchoMadeAmbiguousIsLeftToThePattern(t *testing.T) {
 		anchored := longestEcho(c.key)
 		search := newEcho(c.key).search(c.text, acceptEvery)
 		for i := range len(c.text) + 1 {
-			want := -1
-			if loc := anchored.FindStringIndex(c.text[i:]); loc != nil {
-				want = i + loc[1]
-			}
-			require.Equal(t, want, search.at(i), "key %q, at %d", c.key, i)
+			require.Equal(t, expressionEnd(anchored, c.text, i), search.at(i), "key %q, at %d", c.key, i)
 			if search.steps > echoSteps {
 				fellBack++
 			}
@@ -94,11 +89,7 @@ func FuzzEchoMatchesThePattern(f *testing.F) {
 		anchored := longestEcho(key)
 		search := newEcho(key).search(text, acceptEvery)
 		for i := range len(text) + 1 {
-			want := -1
-			if loc := anchored.FindStringIndex(text[i:]); loc != nil {
-				want = i + loc[1]
-			}
-			if got := search.at(i); got != want {
+			if got, want := search.at(i), expressionEnd(anchored, text, i); got != want {
 				t.Fatalf("key %q, text %q, at %d: the matcher ends at %d, the expression at %d", key, text, i, got, want)
 			}
 		}
@@ -111,6 +102,15 @@ func longestEcho(key string) *regexp.Regexp {
 	re := regexp.MustCompile("^" + echoPattern(key))
 	re.Longest()
 	return re
+}
+
+// expressionEnd returns where the echo that the anchored expression finds
+// at text[i] ends, or -1.
+func expressionEnd(anchored *regexp.Regexp, text string, i int) int {
+	if loc := anchored.FindStringIndex(text[i:]); loc != nil {
+		return i + loc[1]
+	}
+	return -1
 }
 
 // acceptEvery takes every echo, as the expression does.

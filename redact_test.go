@@ -226,11 +226,7 @@ func expressionTokens(m *masker, key, text string) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(text); i++ {
-		loc := longest.FindStringIndex(text[i:])
-		if loc == nil {
-			continue
-		}
-		for end := i + loc[1]; end > i; end-- {
+		for end := expressionEnd(longest, text, i); end > i; end-- {
 			if whole.MatchString(text[i:end]) && m.standsAlone(text, i, end) {
 				b.WriteString(text[last:i] + redacted)
 				last, i = end, end-1
