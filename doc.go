@@ -386,7 +386,7 @@
 //     measures it on the fake. A server that counts requests in a fixed
 //     or sliding window instead, which gives back all of its count at
 //     once, fits the model only roughly: simulated windows of 1 s to a
-//     minute are paced at 0.7 of their rate or more over 6 minutes (0.93
+//     minute are paced at 0.7 of their rate or more over 6 minutes (0.94
 //     on average; 1-s windows 0.87), with no throttle storm, but for a
 //     fixed window of one request, whose edges let two requests through
 //     close together. A 1-s window is the slow one to learn: its phases

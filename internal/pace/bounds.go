@@ -103,7 +103,7 @@ func (r *replay) bounds(b float64) (lo, hi float64) {
 func (l *learner) transitSpread(w window, i uint64) float64 {
 	least, most := math.Inf(1), 0.0
 	for k := max(w.from, l.oldest()); k <= int(i); k++ {
-		if rtt := l.hist[k%histLen].rtt; rtt > 0 {
+		if rtt := l.rec(k).rtt; rtt > 0 {
 			least, most = min(least, rtt), max(most, rtt)
 		}
 	}
@@ -151,7 +151,7 @@ type window struct {
 func (l *learner) phaseWindow() window {
 	if !l.remembered(int(l.from)) {
 		lo := l.oldest()
-		return window{from: lo, start: l.hist[lo%histLen].sent, full: true}
+		return window{from: lo, start: l.rec(lo).sent, full: true}
 	}
 	return window{from: int(l.from), start: l.seconds(l.phase), pause: l.pause.Seconds()}
 }
@@ -160,8 +160,8 @@ func (l *learner) phaseWindow() window {
 // after the answer to the one before it had come.
 func (l *learner) oneAtATime(w window, i uint64) bool {
 	for k := max(w.from, l.oldest()) + 1; k <= int(i); k++ {
-		prev := &l.hist[(k-1)%histLen]
-		if prev.rtt == 0 || l.hist[k%histLen].sent < prev.sent+prev.rtt {
+		prev := l.rec(k - 1)
+		if prev.rtt == 0 || l.rec(k).sent < prev.sent+prev.rtt {
 			return false
 		}
 	}
@@ -176,10 +176,10 @@ func (l *learner) oneAtATime(w window, i uint64) bool {
 func (l *learner) countBounds() []candidate {
 	first, last := l.oldest(), 0.0
 	for k := first; k < l.firstEnd; k++ {
-		r := &l.hist[k%histLen]
+		r := l.rec(k)
 		last = max(last, r.sent+r.rtt)
 	}
-	span := last - l.hist[first%histLen].sent
+	span := last - l.rec(first).sent
 	var out []candidate
 	for _, b := range bucketSizes(l.firstAccepted) {
 		out = append(out, candidate{b, max(l.firstAccepted-b, 0) / max(span, 1e-9), math.Inf(1)})
@@ -191,7 +191,7 @@ func (l *learner) countBounds() []candidate {
 // full bucket.
 func (l *learner) firstWindow() window {
 	lo := l.oldest()
-	return window{from: lo, start: l.hist[lo%histLen].sent, full: true}
+	return window{from: lo, start: l.rec(lo).sent, full: true}
 }
 
 // replay is a window's requests before a throttle as a bucket replayed
@@ -236,11 +236,11 @@ func (l *learner) replayOf(w window, i uint64) *replay {
 	r := &replay{steps: make([]replayStep, 0, max(int(i)-from, 0)), refill: w.pause, full: w.full, spread: l.transitSpread(w, i)}
 	prev := w.start
 	for k := from; k < int(i); k++ {
-		rec := &l.hist[k%histLen]
+		rec := l.rec(k)
 		r.steps = append(r.steps, replayStep{max(rec.sent-prev, 0), rec.outcome})
 		prev = rec.sent
 	}
-	r.last = max(l.hist[i%histLen].sent-prev, 0)
+	r.last = max(l.rec(int(i)).sent-prev, 0)
 	return r
 }
 

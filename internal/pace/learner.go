@@ -17,8 +17,9 @@ import (
 // client is paused or idle. The caller serialises the calls and tells it
 // the time.
 type learner struct {
-	hist    []sendRecord // a ring of histLen, grown to it as records come
-	histEnd int          // records written; the ring holds the last histLen
+	hist    []sendRecord // a ring, grown as records come (see histLimit)
+	histEnd int          // records written
+	held    int          // the last records written that the ring holds
 	// epoch is the time of the first record: records hold seconds since.
 	epoch time.Time
 
@@ -104,8 +105,24 @@ const (
 	lost // no answer: neither accepted nor refused, as far as we know
 )
 
-// histLen is how many requests the learner remembers.
-const histLen = 4096
+// histLen is how many requests the learner remembers once a throttle
+// engaged it; quietHistLen how many before: a Client that never met a
+// quota holds 12 KiB of them, not 192.
+const (
+	histLen      = 4096
+	quietHistLen = 256
+)
+
+// histLimit returns how many records the ring may hold.
+func (l *learner) histLimit() int {
+	if l.engaged {
+		return histLen
+	}
+	return quietHistLen
+}
+
+// rec returns record k, which the ring must hold (see remembered).
+func (l *learner) rec(k int) *sendRecord { return &l.hist[k%len(l.hist)] }
 
 // Learning parameters.
 const (
@@ -198,14 +215,15 @@ func (l *learner) record(t time.Time, paced bool, late float64) uint64 {
 		l.epoch = t
 	}
 	r := sendRecord{sent: l.seconds(t), paced: paced, late: late, allowed: 1 / l.rate()}
-	r.early = i > 0 && r.sent-l.hist[(i-1)%histLen].sent < earlyShare*r.allowed
-	if i < histLen {
+	r.early = i > 0 && r.sent-l.rec(i-1).sent < earlyShare*r.allowed
+	if limit := l.histLimit(); i == len(l.hist) && i < limit {
 		// the ring grows as requests are sent: a Client that sends a
 		// few holds a few
 		l.hist = append(l.hist, r)
 	} else {
-		l.hist[i%histLen] = r
+		*l.rec(i) = r
 	}
+	l.held = min(l.held+1, len(l.hist))
 	l.histEnd++
 	return uint64(i)
 }
@@ -216,7 +234,7 @@ func (l *learner) answered(i uint64, now time.Time, o outcome) {
 	if !l.remembered(int(i)) {
 		return
 	}
-	r := &l.hist[i%histLen]
+	r := l.rec(int(i))
 	r.outcome = o
 	r.rtt = l.seconds(now) - r.sent
 }
@@ -304,7 +322,7 @@ func (l *learner) atMostTwoTokens() bool {
 // the rate (on a bucket of one the ramp would double on it, and the next
 // request find no token).
 func (l *learner) success(i uint64) {
-	if !l.engaged || !l.remembered(int(i)) || !l.hist[i%histLen].paced || !l.usedTheRate() {
+	if !l.engaged || !l.remembered(int(i)) || !l.rec(int(i)).paced || !l.usedTheRate() {
 		return
 	}
 	if i == l.from {
@@ -338,7 +356,7 @@ func (l *learner) throttled(i uint64, sent, resume time.Time, wait time.Duration
 	// spared: the half token the two-token slack spares let this request
 	// go early (see twoTokens)
 	spared := false
-	if l.engaged && !l.ramping && l.succeeded < l.plateau && l.remembered(int(i)) && l.hist[i%histLen].early {
+	if l.engaged && !l.ramping && l.succeeded < l.plateau && l.remembered(int(i)) && l.rec(int(i)).early {
 		// refused under the learned rate, not by a probe above it that
 		// found the quota: the bucket had no token to spare for it
 		spared = l.twoTokens()
@@ -373,6 +391,15 @@ func (l *learner) throttled(i uint64, sent, resume time.Time, wait time.Duration
 // the client ramps up from what the bucket gave (what was accepted, per
 // second, at least one) until the next throttle shows the rate.
 func (l *learner) firstThrottle(i uint64) {
+	if l.histEnd > len(l.hist) {
+		// the quiet ring has wound round: lay its records out in a
+		// ring of histLen, each where that ring keeps it
+		h := make([]sendRecord, histLen)
+		for k := l.oldest(); k < l.histEnd; k++ {
+			h[k%histLen] = *l.rec(k)
+		}
+		l.hist = h
+	}
 	l.firstEnd, l.firstThrottled = l.histEnd, i
 	l.firstAccepted = l.acceptedIn(l.oldest(), l.firstEnd)
 	l.ramping = true
@@ -385,7 +412,7 @@ func (l *learner) firstThrottle(i uint64) {
 func (l *learner) acceptedIn(lo, hi int) float64 {
 	n := 0.0
 	for k := max(lo, l.oldest()); k < hi; k++ {
-		if o := l.hist[k%histLen].outcome; o == accepted || o == pending {
+		if o := l.rec(k).outcome; o == accepted || o == pending {
 			n++
 		}
 	}
@@ -408,10 +435,10 @@ func (l *learner) usedTheRate() bool {
 		return true
 	}
 	allowed := 0.0
-	took := l.hist[(l.histEnd-1)%histLen].sent - l.hist[(l.histEnd-1-rateWindow)%histLen].sent
+	took := l.rec(l.histEnd-1).sent - l.rec(l.histEnd-1-rateWindow).sent
 	for k := l.histEnd - rateWindow; k < l.histEnd; k++ {
-		allowed += l.hist[k%histLen].allowed
-		took -= l.hist[k%histLen].late
+		allowed += l.rec(k).allowed
+		took -= l.rec(k).late
 	}
 	if l.ramping {
 		allowed = rateWindow / l.rate()
@@ -420,7 +447,7 @@ func (l *learner) usedTheRate() bool {
 }
 
 // oldest returns the ticket of the oldest record remembered.
-func (l *learner) oldest() int { return max(l.histEnd-histLen, 0) }
+func (l *learner) oldest() int { return l.histEnd - l.held }
 
 // remembered reports whether record k is still in the ring.
 func (l *learner) remembered(k int) bool { return k >= l.oldest() && k < l.histEnd }

@@ -218,27 +218,55 @@ func TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn(t *testing.T) {
 }
 
 // TestTheRecordGrowsAsRequestsAreSent: the learner's record of requests
-// holds what was sent, up to histLen, not histLen from the first request,
-// so a Client that sends a few requests (one per tenant's key, say) holds
-// a few; past histLen it keeps the last histLen, oldest first out.
+// holds what was sent, not its whole length from the first request, so a
+// Client that sends a few requests (one per tenant's key, say) holds a
+// few; one that never met a throttle keeps the last quietHistLen (12 KiB),
+// and once one comes the record keeps those and grows to histLen, each
+// record still found by its ticket.
 func TestTheRecordGrowsAsRequestsAreSent(t *testing.T) {
 	t.Parallel()
 	start := time.Unix(1e9, 0)
-	for _, n := range []int{1, 3, 17, 1000, histLen, histLen + 1, 3*histLen + 5} {
-		p := New(0, 0)
-		var last Ticket
-		for k := range n {
-			now := start.Add(time.Duration(k) * time.Millisecond)
-			last = p.Send(now)
-			p.Answered(now.Add(time.Millisecond), last, Answer{Status: 200})
+	for _, quiet := range []int{1, 3, 17, quietHistLen, quietHistLen + 1, 1000} {
+		for _, after := range []int{0, 1, 500, histLen, 3*histLen + 5} {
+			p := New(0, 0)
+			l := &p.learner
+			now := start
+			send := func(status int) Ticket {
+				now = now.Add(time.Millisecond)
+				tk := p.Send(now)
+				p.Answered(now.Add(time.Millisecond/2), tk, Answer{Status: status, Limit: Limit{RetryAfter: time.Second}, Found: status == 429})
+				return tk
+			}
+			var last Ticket
+			for range quiet {
+				last = send(200)
+			}
+			assert.Equal(t, min(quiet, quietHistLen), len(l.hist), "%d requests, no throttle", quiet)
+			assert.LessOrEqual(t, cap(l.hist), max(2*min(quiet, quietHistLen), 8), "%d requests, no throttle: room for more than twice what was sent", quiet)
+			if after == 0 {
+				continue
+			}
+			throttled := send(429)
+			now = now.Add(time.Second)
+			for range after - 1 {
+				last = send(200)
+			}
+			outcome := accepted
+			if after == 1 {
+				last, outcome = throttled, refused
+			}
+			sent := quiet + after
+			held := min(min(quiet+1, quietHistLen)+after-1, histLen) // the throttled request went before the throttle came
+			assert.Equal(t, sent-held, l.oldest(), "%d requests, a throttle, %d more", quiet, after)
+			assert.LessOrEqual(t, len(l.hist), histLen, "%d requests, a throttle, %d more", quiet, after)
+			for k := l.oldest(); k < l.histEnd; k++ {
+				want := start.Add(time.Duration(k+1) * time.Millisecond)
+				if k > quiet {
+					want = want.Add(time.Second)
+				}
+				require.InDelta(t, want.Sub(l.epoch).Seconds(), l.rec(k).sent, 1e-9, "%d requests, a throttle, %d more: record %d", quiet, after, k)
+			}
+			assert.Equal(t, outcome, l.rec(int(last.id)).outcome, "%d requests, a throttle, %d more", quiet, after)
 		}
-		l := &p.learner
-		assert.Equal(t, min(n, histLen), len(l.hist), "%d requests", n)
-		assert.LessOrEqual(t, cap(l.hist), max(2*min(n, histLen), 8), "%d requests: room for more than twice what was sent", n)
-		assert.Equal(t, max(n-histLen, 0), l.oldest(), "%d requests", n)
-		newest := l.hist[last.id%histLen]
-		assert.Equal(t, accepted, newest.outcome, "%d requests", n)
-		assert.InDelta(t, float64(n-1)*1e-3, newest.sent, 1e-9, "%d requests: the newest record is the last request's", n)
-		assert.InDelta(t, 1e-3, newest.rtt, 1e-9, "%d requests", n)
 	}
 }

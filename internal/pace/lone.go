@@ -43,7 +43,7 @@ func (l *learner) lone(i uint64) bool {
 		return false
 	}
 	prev := int(i) - 1
-	return prev >= int(l.from) && l.remembered(prev) && l.hist[prev%histLen].outcome == accepted
+	return prev >= int(l.from) && l.remembered(prev) && l.rec(prev).outcome == accepted
 }
 
 // jittered takes a refusal alone: the bounds stand, and the estimate

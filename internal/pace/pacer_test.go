@@ -317,7 +317,7 @@ func TestPacerTakesATimersLatenessFromTheTokenItWaitedFor(t *testing.T) {
 	}
 	ticket := p.Send(now)
 	p.Answered(now.Add(500*time.Microsecond), ticket, throttle429(10*time.Millisecond))
-	record := func(t Ticket) sendRecord { return p.learner.hist[t.id%histLen] }
+	record := func(t Ticket) sendRecord { return *p.learner.rec(int(t.id)) }
 
 	// held by the pause, which ends within an interval of the rate's
 	// token: the lateness would be the pause's, not a timer's
