@@ -55,7 +55,7 @@ func newMasker(key string) *masker {
 // there departs from every form: on a text without the key, masking costs
 // about a scan for a few bytes.
 func (m *masker) find(s string, from int) (start, end int) {
-	search := m.echo.search(s, func(start, end int) bool { return m.standsAlone(s, start, end) })
+	search := m.echo.search(s, func(i, j int) bool { return m.standsAlone(s, i, j) })
 	for i := from; i < len(s); i++ {
 		j := strings.IndexAny(s[i:], m.starts)
 		if j < 0 {

@@ -24,10 +24,7 @@ import (
 // (10,000 with UGC_TEST_HEAVY=1).
 func TestEchoMatchesThePattern(t *testing.T) {
 	t.Parallel()
-	keys := 300
-	if os.Getenv("UGC_TEST_HEAVY") != "" {
-		keys = 10000
-	}
+	keys := heavyOr(10000, 300)
 	rng := rand.New(rand.NewPCG(25, 11))
 	matched := 0
 	for range keys {
@@ -94,6 +91,15 @@ func FuzzEchoMatchesThePattern(f *testing.F) {
 			}
 		}
 	})
+}
+
+// heavyOr returns full under UGC_TEST_HEAVY=1 (as .ci/run sets), and
+// light otherwise: the internal tests' twin of package ugc_test's.
+func heavyOr[T any](full, light T) T {
+	if os.Getenv("UGC_TEST_HEAVY") != "" {
+		return full
+	}
+	return light
 }
 
 // longestEcho is the expression of an echo of key, anchored, preferring
@@ -235,10 +241,7 @@ func writeEchoForm(b *strings.Builder, r rune, rng *rand.Rand) {
 // echoes shown. 2,000 keys of 5 echoes (20,000 with UGC_TEST_HEAVY=1).
 func TestEveryMixOfFormsIsMasked(t *testing.T) {
 	t.Parallel()
-	keys := 2000
-	if os.Getenv("UGC_TEST_HEAVY") != "" {
-		keys = 20000
-	}
+	keys := heavyOr(20000, 2000)
 	const alphabet = `abcXYZ0125%cu\/"+ =-_.~:`
 	rng := rand.New(rand.NewPCG(43, 7))
 	forms := map[rune]*regexp.Regexp{}

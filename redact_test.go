@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -188,10 +187,7 @@ func BenchmarkMask(b *testing.B) {
 // texts (1,000 with UGC_TEST_HEAVY=1).
 func TestMaskingFindsWhatTheExpressionFinds(t *testing.T) {
 	t.Parallel()
-	keys := 80
-	if os.Getenv("UGC_TEST_HEAVY") != "" {
-		keys = 1000
-	}
+	keys := heavyOr(1000, 80)
 	rng := rand.New(rand.NewPCG(18, 2026))
 	for range keys {
 		key := randomLeakKey(rng)
