@@ -22,8 +22,9 @@ const redacted = "[redacted]"
 // space a query parser decodes it to; the backslash of an escape may itself
 // be URL-encoded (%5C%22) or quoted again (a run of backslashes: %q of a
 // JSON escape). Any mix of these forms, character by character, matches.
-// It runs only on what an error or a log line keeps, never on a successful
-// page.
+// It runs only on what leaves the client beside a page: errors, log lines,
+// the deviations a page records and the headers WithResponseInto hands
+// back; never on a page's posts.
 type masker struct {
 	echo      *echo   // the forms of the key (keyecho.go)
 	starts    string  // the bytes an echo can begin with
