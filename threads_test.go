@@ -127,7 +127,7 @@ func TestConcurrentDefaultWalksHoldNoThreadEach(t *testing.T) {
 // TestElevenThousandConcurrentDefaultWalksComplete: more walks at once than
 // Go allows threads (10,000) all complete. Heavy: UGC_TEST_HEAVY=1.
 func TestElevenThousandConcurrentDefaultWalksComplete(t *testing.T) {
-	if os.Getenv("UGC_TEST_HEAVY") == "" {
+	if !heavy() {
 		t.Skip("heavy: set UGC_TEST_HEAVY=1")
 	}
 	require.False(t, raceEnabled(), "run without -race: the race detector caps goroutines at 8128")
