@@ -41,7 +41,22 @@ func (c *stepClock) After(d time.Duration) (<-chan time.Time, func() bool) {
 		return ch, func() bool { return false }
 	}
 	c.waiters = append(c.waiters, stepWaiter{at: c.now.Add(d), c: ch})
-	return ch, func() bool { return true }
+	return ch, func() bool { return c.stop(ch) }
+}
+
+// stop takes the wait on ch out of the pending ones, as a timer's Stop
+// does: a wait given up no longer counts in waiting, where a test that
+// counted it could move the clock before the wait that replaced it.
+func (c *stepClock) stop(ch chan time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, w := range c.waiters {
+		if w.c == ch {
+			c.waiters = append(c.waiters[:i], c.waiters[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 // advance moves the clock by d, firing the waits that end.
@@ -65,6 +80,33 @@ func (c *stepClock) waiting() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.waiters)
+}
+
+// waitingUntil reports whether a pending wait ends at t.
+func (c *stepClock) waitingUntil(t time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, w := range c.waiters {
+		if w.at.Equal(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// received returns what ch gives, failing the test if it gives nothing
+// within a few seconds: a gate that never lets a request go fails the
+// test, not the package's time limit.
+func received[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(5 * time.Second):
+		require.FailNow(t, "nothing came in 5 s")
+	}
+	var zero T
+	return zero
 }
 
 // TestGateServesInOrder: at a configured rate of 10 a second (burst 1),
@@ -91,7 +133,7 @@ func TestGateServesInOrder(t *testing.T) {
 	for i := range 4 {
 		require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
 		clock.advance(g.Pacer().Interval())
-		assert.Equal(t, i, <-order, "served in the order they came")
+		assert.Equal(t, i, received(t, order), "served in the order they came")
 	}
 }
 
@@ -124,7 +166,7 @@ func TestGateRefusesATurnBeyondTheLimit(t *testing.T) {
 	}()
 	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
 	clock.advance(time.Minute)
-	require.NoError(t, <-done, "it waited for the pause's end")
+	require.NoError(t, received(t, done), "it waited for the pause's end")
 }
 
 // TestGateLineMovesPastALeaver: a request whose context ends while it is
@@ -144,10 +186,10 @@ func TestGateLineMovesPastALeaver(t *testing.T) {
 	go func() { _, _, err := g.Turn(context.Background(), -1); second <- err }()
 	require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.issued == 3 }, time.Second, time.Millisecond)
 	cancel()
-	assert.ErrorIs(t, <-first, context.Canceled)
+	assert.ErrorIs(t, received(t, first), context.Canceled)
 	require.Eventually(t, func() bool { return clock.waiting() >= 1 }, time.Second, time.Millisecond)
 	clock.advance(time.Second)
-	assert.NoError(t, <-second)
+	assert.NoError(t, received(t, second))
 }
 
 // TestGateHoldsPastTheBurstForTheFirstAnswer: under a configured quota of
@@ -179,9 +221,10 @@ func TestGateHoldsPastTheBurstForTheFirstAnswer(t *testing.T) {
 	clock.advance(5 * time.Millisecond)
 	answeredAt := clock.Now()
 	g.Pacer().Answered(answeredAt, first, Answer{Status: http.StatusOK})
-	require.Eventually(t, func() bool { return clock.waiting() >= 1 }, time.Second, time.Millisecond)
+	due := answeredAt.Add(g.Pacer().Interval())
+	require.Eventually(t, func() bool { return clock.waitingUntil(due) }, time.Second, time.Millisecond, "due an interval after the answer")
 	clock.advance(g.Pacer().Interval())
-	assert.Equal(t, answeredAt.Add(g.Pacer().Interval()), <-done, "an interval after the answer")
+	assert.Equal(t, due, received(t, done), "an interval after the answer")
 
 	// no answer: the hold ends by the clock
 	clock = newStepClock()
@@ -198,5 +241,5 @@ func TestGateHoldsPastTheBurstForTheFirstAnswer(t *testing.T) {
 	clock.advance(g.Pacer().Interval())
 	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
 	clock.advance(holdBound - g.Pacer().Interval())
-	assert.Equal(t, start.Add(holdBound), <-done, "the hold ends holdBound after the first request")
+	assert.Equal(t, start.Add(holdBound), received(t, done), "the hold ends holdBound after the first request")
 }
