@@ -46,11 +46,16 @@ func (l *learner) phaseBounds(i uint64) []candidate {
 // windowBounds returns, for each size b the server's bucket may have
 // (from one to what the first phase accepted), the bounds on q that the
 // requests of w up to the throttle of ticket i prove, where some q
-// explains them.
+// explains them. A window whose start was forgotten bounds sizes up to
+// forgottenShare of its requests only: a full bucket of more would
+// explain them at a fraction of the rate they were sent at.
 func (l *learner) windowBounds(w window, i uint64) []candidate {
 	r := l.replayOf(w, i)
 	var out []candidate
 	for _, b := range bucketSizes(l.firstAccepted) {
+		if w.forgot && b > forgottenShare*float64(len(r.steps)) {
+			break
+		}
 		if lo, hi := r.bounds(b); lo <= hi && hi > 0 {
 			out = append(out, candidate{b, lo, hi})
 		}
@@ -76,6 +81,10 @@ func bucketSizes(most float64) []float64 {
 // times. It is kept small: on a bucket of one a token is the whole of the
 // quota's spacing, and a tenth of one put the estimate a tenth under it.
 const boundSlack = 0.02
+
+// forgottenShare bounds the sizes of bucket a window whose start was
+// forgotten tells apart, as a share of its requests.
+const forgottenShare = 0.125
 
 // bounds returns the bounds on q that the phase replayed proves, for a
 // bucket holding at most b: every request accepted had a token (q at least
@@ -143,6 +152,10 @@ type window struct {
 	start float64
 	full  bool
 	pause float64
+	// forgot: the phase began before the oldest record, which is taken
+	// as finding a full bucket; a bucket as large as a good share of the
+	// records would explain any count of them (see windowBounds).
+	forgot bool
 }
 
 // phaseWindow is the phase since the end of the last pause. If its first
@@ -151,7 +164,7 @@ type window struct {
 func (l *learner) phaseWindow() window {
 	if !l.remembered(int(l.from)) {
 		lo := l.oldest()
-		return window{from: lo, start: l.rec(lo).sent, full: true}
+		return window{from: lo, start: l.rec(lo).sent, full: true, forgot: true}
 	}
 	return window{from: int(l.from), start: l.seconds(l.phase), pause: l.pause.Seconds()}
 }

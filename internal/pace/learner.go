@@ -54,6 +54,9 @@ type learner struct {
 	// once their answers came; firstEnd is the first ticket after it, and
 	// firstThrottled the first throttle's. The first phase began, it is
 	// assumed, with a full bucket: it bounds q for each size b too.
+	// firstAccepted is the largest bucket the learner considers, raised
+	// where no bucket up to it explains a phase, or a small one explains
+	// it only at the edge (see keptBounds).
 	firstAccepted  float64
 	firstEnd       int
 	firstThrottled uint64
@@ -75,6 +78,9 @@ type learner struct {
 	// oneAlone: a phase once left a bucket of one alone possible (see
 	// twoTokens).
 	oneAlone bool
+	// lastMissed: the last phase learned from missed the bounds before
+	// it (see keptBounds).
+	lastMissed bool
 }
 
 // A record of one request: when it was sent, and what came of it.
@@ -544,9 +550,32 @@ func (l *learner) keptBounds(i uint64, early bool) (kept []candidate, changed bo
 		kept = agreeing(l.candidates, phase, nearMiss*l.est)
 	}
 	if len(kept) == 0 {
+		if l.lastMissed && early && l.atMostTwoTokens() {
+			phase = l.largerBucketBounds(i, phase)
+		}
+		l.lastMissed = true
 		return phase, true
 	}
+	l.lastMissed = false
 	return kept, false
+}
+
+// largerBucketBounds returns the bounds of the phase the throttle of
+// ticket i ends for buckets up to the phase's own count, where it
+// accepted more than any bucket considered, and phase otherwise. It is
+// for a second phase in a row, cut short, that the bounds of a bucket of
+// one or two miss: the quota changed to a bucket larger than any seen,
+// which the small one explains only at the rate each phase was sent at,
+// its throttle at the edge of the spacing. A phase whose start the
+// record no longer holds is left as it is: replayed from a full bucket
+// at its oldest record, a large bucket would explain any count.
+func (l *learner) largerBucketBounds(i uint64, phase []candidate) []candidate {
+	n := l.acceptedIn(int(l.from), int(i))
+	if !l.remembered(int(l.from)) || n <= l.firstAccepted {
+		return phase
+	}
+	l.firstAccepted = min(n, maxBurst)
+	return l.phaseBounds(i)
 }
 
 // keep makes kept the candidates, and lo and hi the bounds they span;
