@@ -568,7 +568,12 @@ func (l *learner) keptBounds(i uint64, early bool) (kept []candidate, changed bo
 // which the small one explains only at the rate each phase was sent at,
 // its throttle at the edge of the spacing. A phase whose start the
 // record no longer holds is left as it is: replayed from a full bucket
-// at its oldest record, a large bucket would explain any count.
+// at its oldest record, a large bucket would explain any count. (Taken
+// for buckets of up to four tokens, 5 more of 3,000 generated walks met
+// the property, but 35 of 1,000 buckets of one with jittery
+// round trips ended under half their quota (its test allows 11), and
+// learners sharing a key used 0.76 of it (0.8 allowed); for any size,
+// fewer walks met the property.)
 func (l *learner) largerBucketBounds(i uint64, phase []candidate) []candidate {
 	n := l.acceptedIn(int(l.from), int(i))
 	if !l.remembered(int(l.from)) || n <= l.firstAccepted {
