@@ -13,22 +13,19 @@ package pace
 // jitter, a few percent of the spacing.
 const loneStep = 0.03
 
-// inARow is how soon after a refusal alone another one is a second in a
-// row, in seconds of requests at the estimate: a quota that changed
-// refuses again within the requests its new bucket holds, and jitter
-// rare enough to let so many through is still jitter.
-const inARow = 5.0
-
 // lone reports whether the throttle of ticket i is a refusal alone: the
 // bucket is known to hold one, its rate to within looseBounds (an
 // estimate established, not one a loose bound leaves) and the jitter in
 // transit to less than its spacing, the refused request was sent at the
 // estimate or under it (not by a probe above it), the one before it in
-// the phase was accepted, and the throttle before was not one a moment
-// before (a second refusal in a row, within inARow, is a quota that
-// changed, learned as usual).
+// the phase was accepted, and the throttle before was not a refusal
+// alone in the same plateau: a second one before the plateau's end is a
+// quota that changed, learned as usual (jitter that lets a whole plateau
+// through is still jitter; a quota that fell to a larger bucket at a
+// lower rate refuses a request every few bucketfuls, and each refusal
+// taken alone lowered the rate 3 %, a throttle every few seconds).
 func (l *learner) lone(i uint64) bool {
-	inRow := l.doubted && l.succeeded < inARow*l.est
+	inRow := l.doubted && l.succeeded < l.plateau
 	if l.ramping || inRow || l.succeeded > l.plateau || len(l.candidates) == 0 || l.hi-l.lo > looseBounds*l.est {
 		return false
 	}
