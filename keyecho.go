@@ -129,6 +129,10 @@ func echoPattern(key string) string {
 	return b.String()
 }
 
+// escapeBackslash matches the backslash that begins an escape, as it is,
+// quoted again (a run of them) or URL-encoded.
+const escapeBackslash = `(?:\\+|%(?:25)*5[cC])`
+
 // charPattern matches one character of the key in every form: as it is or
 // URL-encoded, JSON-escaped (\u00XX; \/, \" and \\), and for "+" as the
 // space that a query parser decodes it to.

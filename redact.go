@@ -76,10 +76,6 @@ func (m *masker) contains(s string) bool {
 	return start >= 0
 }
 
-// escapeBackslash matches the backslash that begins an escape, as it is,
-// quoted again (a run of them) or URL-encoded.
-const escapeBackslash = `(?:\\+|%(?:25)*5[cC])`
-
 // mask returns s with every echo of the key replaced.
 func (m *masker) mask(s string) string {
 	start, end := m.find(s, 0)

@@ -270,3 +270,37 @@ func TestTheRecordGrowsAsRequestsAreSent(t *testing.T) {
 		}
 	}
 }
+
+// TestAPhaseLongerThanTheRecordBoundsOnlySmallBuckets: a phase that began
+// before the oldest record is replayed from a full bucket there, where a
+// bucket as large as a good share of the records would explain them at a
+// fraction of the rate they were sent at. A phase of 5,000 requests at 100
+// a second, the last refused, with buckets of up to 2,000 considered:
+// every bound it gives is of a bucket of an eighth of the records or less,
+// and over 0.85 of the rate sent (a full eighth is 12.5 % of the count;
+// a full bucket of 2,000 explains the 4,096 remembered at 51 a second).
+func TestAPhaseLongerThanTheRecordBoundsOnlySmallBuckets(t *testing.T) {
+	t.Parallel()
+	l := learner{}
+	t0 := simEpoch
+	l.engaged, l.firstAccepted = true, 2000
+	l.phase, l.from, l.pause = t0, 0, time.Second
+	const n, rate = 5000, 100.0
+	var last uint64
+	for k := range n {
+		at := t0.Add(time.Duration(float64(k) / rate * float64(time.Second)))
+		last = l.record(at, true, 0)
+		o := accepted
+		if k == n-1 {
+			o = refused
+		}
+		l.answered(last, at.Add(2*time.Millisecond), o)
+	}
+	require.False(t, l.remembered(int(l.from)), "the phase's start is forgotten")
+	bounds := l.phaseBounds(last)
+	require.NotEmpty(t, bounds)
+	for _, c := range bounds {
+		assert.LessOrEqual(t, c.b, forgottenShare*histLen, "bucket size")
+		assert.Greater(t, c.lo, 0.85*rate, "the lower bound of a bucket of %v", c.b)
+	}
+}
