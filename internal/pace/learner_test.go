@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -220,11 +221,12 @@ func TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn(t *testing.T) {
 // TestTheRecordGrowsAsRequestsAreSent: the learner's record of requests
 // holds what was sent, not its whole length from the first request, so a
 // Client that sends a few requests (one per tenant's key, say) holds a
-// few; one that never met a throttle keeps the last quietHistLen (12 KiB),
-// and once one comes the record keeps those and grows to histLen, each
-// record still found by its ticket.
+// few; one that never met a throttle keeps the last quietHistLen (8 KiB),
+// and once one comes the record keeps those and grows to histLen (128
+// KiB), each record still found by its ticket.
 func TestTheRecordGrowsAsRequestsAreSent(t *testing.T) {
 	t.Parallel()
+	require.EqualValues(t, 32, unsafe.Sizeof(sendRecord{}), "a record's bytes")
 	start := time.Unix(1e9, 0)
 	for _, quiet := range []int{1, 3, 17, quietHistLen, quietHistLen + 1, 1000} {
 		for _, after := range []int{0, 1, 500, histLen, 3*histLen + 5} {
