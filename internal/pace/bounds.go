@@ -1,6 +1,9 @@
 package pace
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // What a phase proves. A phase is the requests from the end of one pause
 // to the throttle that ends it (the first phase: from the first request).
@@ -52,13 +55,65 @@ func (l *learner) phaseBounds(i uint64) []candidate {
 func (l *learner) windowBounds(w window, i uint64) []candidate {
 	r := l.replayOf(w, i)
 	var out []candidate
-	for _, b := range bucketSizes(l.firstAccepted) {
+	for _, b := range l.bucketSizes() {
 		if w.forgot && b > forgottenShare*float64(len(r.steps)) {
 			break
 		}
 		if lo, hi := r.bounds(b); lo <= hi && hi > 0 {
 			out = append(out, candidate{b, lo, hi})
 		}
+	}
+	return out
+}
+
+// bucketSizes returns the sizes of bucket the learner tells apart: those
+// up to what the first phase accepted, and those of the candidates (a
+// size two phases met at, see meeting), in order.
+func (l *learner) bucketSizes() []float64 {
+	sizes := bucketSizes(l.firstAccepted)
+	for _, c := range l.candidates {
+		if _, found := slices.BinarySearch(sizes, c.b); !found && c.b <= l.firstAccepted {
+			sizes = append(sizes, c.b)
+			slices.Sort(sizes)
+		}
+	}
+	return sizes
+}
+
+// meeting returns the bounds on which the replays a and b agree, at the
+// sizes of bucket from least to most where the rates that explain them
+// meet: the rate that explains a phase falls as the bucket grows, the
+// faster the shorter the phase, so the two meet at one size, which
+// bisection finds among every size, not only those the learner tells
+// apart.
+func meeting(a, b *replay, least, most float64) []candidate {
+	lo, hi := least, most
+	apart := func(size float64) bool { // a's rate above b's
+		alo, ahi := a.bounds(size)
+		blo, bhi := b.bounds(size)
+		return alo+ahi > blo+bhi
+	}
+	above := apart(lo)
+	if apart(hi) == above {
+		return nil // they do not meet between
+	}
+	for hi-lo > 1 {
+		if mid := math.Floor((lo + hi) / 2); apart(mid) == above {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	// the bounds are not even about the rates they hold: look a token
+	// or two either side
+	var out []candidate
+	for size := max(lo-2, least); size <= min(hi+2, most); size++ {
+		alo, ahi := a.bounds(size)
+		blo, bhi := b.bounds(size)
+		if min(ahi, bhi) <= 0 {
+			continue
+		}
+		out = append(out, agreeing([]candidate{{size, alo, ahi}}, []candidate{{size, blo, bhi}}, 0)...)
 	}
 	return out
 }

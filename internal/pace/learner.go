@@ -79,8 +79,18 @@ type learner struct {
 	// twoTokens).
 	oneAlone bool
 	// lastMissed: the last phase learned from missed the bounds before
-	// it (see keptBounds).
+	// it (see keptBounds); missed is that phase.
 	lastMissed bool
+	missed     missedPhase
+}
+
+// missedPhase is a phase that missed the bounds before it (see
+// agreedLargerBucket): its requests, up to the throttle of ticket end;
+// early: the throttle cut it short of its plateau.
+type missedPhase struct {
+	window
+	end   uint64
+	early bool
 }
 
 // A record of one request: when it was sent, and what came of it. The
@@ -553,10 +563,13 @@ func (l *learner) keptBounds(i uint64, early bool) (kept []candidate, changed bo
 		kept = agreeing(l.candidates, phase, nearMiss*l.est)
 	}
 	if len(kept) == 0 {
-		if l.lastMissed && early && l.atMostTwoTokens() {
+		switch {
+		case l.lastMissed && early && l.atMostTwoTokens():
 			phase = l.largerBucketBounds(i, phase)
+		case early:
+			phase = l.agreedLargerBucket(i, phase)
 		}
-		l.lastMissed = true
+		l.lastMissed, l.missed = true, missedPhase{l.phaseWindow(), i, early}
 		return phase, true
 	}
 	l.lastMissed = false
@@ -584,6 +597,34 @@ func (l *learner) largerBucketBounds(i uint64, phase []candidate) []candidate {
 	}
 	l.firstAccepted = min(n, maxBurst)
 	return l.phaseBounds(i)
+}
+
+// agreedLargerBucket returns the bounds on which the phase the throttle
+// of ticket i ends and the one before it agree, where both were cut
+// short, each missed the bounds before it, and they agree on a bucket
+// larger than any considered (up to the larger's count); and phase
+// otherwise. A quota that changed to a larger bucket at a lower rate is
+// explained by each phase's small bucket at a rate a little under the
+// one it was sent at, and the learner would settle lower a little a
+// throttle, a throttle every few seconds; the one bucket and rate that
+// explain two such phases is the quota. (Two phases whose throttles the
+// jitter in transit or another client's requests brought early seldom
+// agree on one: their counts fit no one bucket and rate.)
+func (l *learner) agreedLargerBucket(i uint64, phase []candidate) []candidate {
+	prev, cur := l.missed, l.phaseWindow()
+	if !l.lastMissed || !prev.early || prev.forgot || cur.forgot || !l.remembered(prev.from) {
+		return phase
+	}
+	most := min(max(l.acceptedIn(prev.from, int(prev.end)), l.acceptedIn(cur.from, int(i))), maxBurst)
+	if most <= l.firstAccepted {
+		return phase
+	}
+	agreed := meeting(l.replayOf(prev.window, prev.end), l.replayOf(cur, i), l.firstAccepted+1, most)
+	if len(agreed) == 0 {
+		return phase
+	}
+	l.firstAccepted = most
+	return agreed
 }
 
 // keep makes kept the candidates, and lo and hi the bounds they span;

@@ -3,6 +3,7 @@ package pace
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -304,5 +305,50 @@ func TestAPhaseLongerThanTheRecordBoundsOnlySmallBuckets(t *testing.T) {
 	for _, c := range bounds {
 		assert.LessOrEqual(t, c.b, forgottenShare*histLen, "bucket size")
 		assert.Greater(t, c.lo, 0.85*rate, "the lower bound of a bucket of %v", c.b)
+	}
+}
+
+// TestTwoPhasesMeetAtTheirBucket: two phases of one token bucket, sent
+// at two rates above its own from a full bucket until a request is
+// refused, are explained by one size of bucket and one rate, and meeting
+// finds them among every size, not only those the learner tells apart.
+// Generated buckets of 10 to 400 tokens at 2 to 500 requests a second
+// (log-uniform), the first phase sent at 1.2 to 3 times the rate, the
+// second at 0.3 to 0.8 of the way from the rate to the first's: one of
+// the sizes meeting returns
+// is the bucket's, within a token, and its bounds hold the rate, within
+// a hundredth of it. 500 cases.
+func TestTwoPhasesMeetAtTheirBucket(t *testing.T) {
+	t.Parallel()
+	phase := func(b, q, sent float64) *replay {
+		pause := max(1, 2*b/q) // refills the bucket
+		r := &replay{refill: pause}
+		tokens := b
+		for k := 0; ; k++ {
+			gap := 1 / sent
+			if k == 0 {
+				gap = 0 // the first request goes as the pause ends
+			}
+			tokens = min(b, tokens+q*gap)
+			if tokens < 1 {
+				r.last = gap
+				return r
+			}
+			tokens--
+			r.steps = append(r.steps, replayStep{gap, accepted})
+		}
+	}
+	for seed := range uint64(500) {
+		rng := rand.New(rand.NewPCG(seed, 17))
+		b := math.Round(logUniformOf(rng, 10, 400))
+		q := math.Round(logUniformOf(rng, 2, 500)*10) / 10
+		sent := q * (1.2 + 1.8*rng.Float64())
+		first, second := phase(b, q, sent), phase(b, q, q+(sent-q)*(0.3+0.5*rng.Float64()))
+		most := float64(max(len(first.steps), len(second.steps)))
+		met := meeting(first, second, 5, most)
+		found := slices.ContainsFunc(met, func(c candidate) bool {
+			return math.Abs(c.b-b) <= 1 && c.lo <= q*1.01 && c.hi >= q*0.99
+		})
+		assert.True(t, found, "seed %d: a bucket of %v at %v a second, sent at %.1f: met at %v", seed, b, q, sent, met)
 	}
 }

@@ -154,7 +154,7 @@ func (v verdict) strict() bool { return v.episodes <= v.allowed && v.throughput 
 // first two; with them late, the learner before late requests were
 // forgiven on any bucket it could not prove small had 11 of 3,000 under
 // 0.7, where now 6 are under it or end far from the quota, and 90.1 %
-// met the property, where now 93.0 % do.) Where the quota stays put, a
+// met the property, where now 93.9 % do.) Where the quota stays put, a
 // probe whose bounds miss the last ones by no more than the jitter in
 // transit moves bounds that tight found the quota where it was, and
 // doubles the plateau as any probe that confirms it does: after its first
@@ -1004,22 +1004,51 @@ func TestConfiguredRateRemembersARareDelay(t *testing.T) {
 // one more for the change), and at most 1 in 6 misses the property
 // (those, or under 0.9 of the quota from 60 s after a fall, 150 s after
 // a rise). (Heavy, before: 191 of 400 walks took more throttles, and 206
-// missed the property; then 22, and 40; now that a second refusal alone
-// before the plateau's end is learned from, 15, and 33.) 40 walks (20 under -race; 400
-// with UGC_TEST_HEAVY=1).
+// missed the property; then 22, and 40; once a second refusal alone
+// before the plateau's end was learned from, 15, and 33; now that two
+// phases that agree on a larger bucket are taken for it, 6, and 27.)
+// 40 walks (20 under -race; 400 with UGC_TEST_HEAVY=1).
 func TestABucketOfOneThatGrowsIsLearned(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(40, 20, 400)
-	over, missed := 0, 0
+	over, missed, cases := growingBuckets(t, sampleSize(40, 20, 400), 91, 1, 2, 8, 50)
+	assert.LessOrEqual(t, over, cases/10, "walks past the property's throttles")
+	assert.LessOrEqual(t, missed, cases/6, "walks that missed the property")
+}
+
+// TestASmallBucketThatGrowsIsLearned is TestABucketOfOneThatGrowsIsLearned
+// for buckets of 3 to 8 tokens that change to 20 to 50: past the rule for
+// buckets of one or two, where each phase after the change is explained
+// by the small bucket at a rate a little under the one it was sent at.
+// Once two phases in a row, both cut short, miss the bounds before them
+// and meet at a bucket larger than any considered (see
+// learner.agreedLargerBucket), the learner takes that bucket. At most 1
+// walk in 20 takes more throttles than the property allows, and at most
+// 1 in 10 misses the property. (Heavy, before: 103 of 400 walks took
+// more throttles, and 109 missed the property; now 3, and 10.) 40 walks
+// (20 under -race; 400 with UGC_TEST_HEAVY=1).
+func TestASmallBucketThatGrowsIsLearned(t *testing.T) {
+	t.Parallel()
+	over, missed, cases := growingBuckets(t, sampleSize(40, 20, 400), 93, 3, 8, 20, 50)
+	assert.LessOrEqual(t, over, cases/20, "walks past the property's throttles")
+	assert.LessOrEqual(t, missed, cases/10, "walks that missed the property")
+}
+
+// growingBuckets walks cases buckets generated from stream: b1 to b1Most
+// tokens at 2 to 300 requests a second (log-uniform), changing 60 to
+// 120 s in to b2 to b2Most tokens at 0.4 to 1.5 times the rate; 1 to 8
+// workers, jitter up to a tenth of the spacing, timers up to 1 ms late,
+// 5 minutes each. It returns the walks past the property's throttles, and
+// those that missed the property.
+func growingBuckets(t *testing.T, cases int, stream uint64, b1, b1Most, b2, b2Most int) (over, missed, walked int) {
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
-		rng := rand.New(rand.NewPCG(seed, 91))
+		rng := rand.New(rand.NewPCG(seed, stream))
 		rate := math.Round(logUniformOf(rng, 2, 300)*10) / 10
 		c := simCase{seed: seed, length: 5 * time.Minute, workers: []int{1, 2, 4, 8}[rng.IntN(4)],
 			delay: 300 * time.Microsecond, service: 500 * time.Microsecond,
 			jitter: time.Duration(rng.Float64() * 0.1 / rate * 1e9), late: time.Duration(rng.Float64() * 1e6)}
-		c.server = bucketServer{rate: rate, burst: float64(1 + rng.IntN(2)),
+		c.server = bucketServer{rate: rate, burst: float64(b1 + rng.IntN(b1Most-b1+1)),
 			change: time.Duration(60+rng.Float64()*60) * time.Second,
-			rate2:  math.Round(rate*(0.4+1.1*rng.Float64())*10) / 10, burst2: float64(8 + rng.IntN(43))}
+			rate2:  math.Round(rate*(0.4+1.1*rng.Float64())*10) / 10, burst2: float64(b2 + rng.IntN(b2Most-b2+1))}
 		v := judge(c, c.run())
 		if v.episodes > v.allowed {
 			over++
@@ -1030,6 +1059,5 @@ func TestABucketOfOneThatGrowsIsLearned(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d walks past the property's throttles, %d missed the property", over, cases, missed)
-	assert.LessOrEqual(t, over, cases/10, "walks past the property's throttles")
-	assert.LessOrEqual(t, missed, cases/6, "walks that missed the property")
+	return over, missed, cases
 }
