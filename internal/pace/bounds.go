@@ -55,7 +55,7 @@ func (l *learner) phaseBounds(i uint64) []candidate {
 func (l *learner) windowBounds(w window, i uint64) []candidate {
 	r := l.replayOf(w, i)
 	var out []candidate
-	for _, b := range l.bucketSizes() {
+	for _, b := range l.sizes() {
 		if w.forgot && b > forgottenShare*float64(len(r.steps)) {
 			break
 		}
@@ -66,18 +66,19 @@ func (l *learner) windowBounds(w window, i uint64) []candidate {
 	return out
 }
 
-// bucketSizes returns the sizes of bucket the learner tells apart: those
-// up to what the first phase accepted, and those of the candidates (a
-// size two phases met at, see meeting), in order.
-func (l *learner) bucketSizes() []float64 {
+// sizes returns the sizes of bucket the learner tells apart, in order:
+// those up to what the first phase accepted (see bucketSizes), and those
+// of its candidates, such as a size two phases met at (see meeting).
+func (l *learner) sizes() []float64 {
 	sizes := bucketSizes(l.firstAccepted)
+	n := len(sizes)
 	for _, c := range l.candidates {
-		if _, found := slices.BinarySearch(sizes, c.b); !found && c.b <= l.firstAccepted {
+		if _, found := slices.BinarySearch(sizes[:n], c.b); !found && c.b <= l.firstAccepted {
 			sizes = append(sizes, c.b)
-			slices.Sort(sizes)
 		}
 	}
-	return sizes
+	slices.Sort(sizes)
+	return slices.Compact(sizes)
 }
 
 // meeting returns the bounds on which the replays a and b agree, at the
