@@ -73,7 +73,7 @@ func (l *learner) sizes() []float64 {
 	sizes := bucketSizes(l.firstAccepted)
 	n := len(sizes)
 	for _, c := range l.candidates {
-		if _, found := slices.BinarySearch(sizes[:n], c.b); !found && c.b <= l.firstAccepted {
+		if _, found := slices.BinarySearch(sizes[:n], c.b); !found {
 			sizes = append(sizes, c.b)
 		}
 	}

@@ -78,10 +78,9 @@ type learner struct {
 	// oneAlone: a phase once left a bucket of one alone possible (see
 	// twoTokens).
 	oneAlone bool
-	// lastMissed: the last phase learned from missed the bounds before
-	// it (see keptBounds); missed is that phase.
-	lastMissed bool
-	missed     missedPhase
+	// missed is the last phase learned from, if it missed the bounds
+	// before it (see keptBounds); nil if it agreed with them.
+	missed *missedPhase
 }
 
 // missedPhase is a phase that missed the bounds before it (see
@@ -564,15 +563,15 @@ func (l *learner) keptBounds(i uint64, early bool) (kept []candidate, changed bo
 	}
 	if len(kept) == 0 {
 		switch {
-		case l.lastMissed && early && l.atMostTwoTokens():
+		case l.missed != nil && early && l.atMostTwoTokens():
 			phase = l.largerBucketBounds(i, phase)
 		case early:
 			phase = l.agreedLargerBucket(i, phase)
 		}
-		l.lastMissed, l.missed = true, missedPhase{l.phaseWindow(), i, early}
+		l.missed = &missedPhase{l.phaseWindow(), i, early}
 		return phase, true
 	}
-	l.lastMissed = false
+	l.missed = nil
 	return kept, false
 }
 
@@ -609,10 +608,14 @@ func (l *learner) largerBucketBounds(i uint64, phase []candidate) []candidate {
 // throttle, a throttle every few seconds; the one bucket and rate that
 // explain two such phases is the quota. (Two phases whose throttles the
 // jitter in transit or another client's requests brought early seldom
-// agree on one: their counts fit no one bucket and rate.)
+// agree on one: their counts fit no one bucket and rate.) Where the
+// phases leave a bucket of one or two, largerBucketBounds comes first:
+// without it, meeting alone left 42 of 400 walks of
+// TestABucketOfOneThatGrowsIsLearned past the property's throttles,
+// where the two leave 6.
 func (l *learner) agreedLargerBucket(i uint64, phase []candidate) []candidate {
 	prev, cur := l.missed, l.phaseWindow()
-	if !l.lastMissed || !prev.early || prev.forgot || cur.forgot || !l.remembered(prev.from) {
+	if prev == nil || !prev.early || prev.forgot || cur.forgot || !l.remembered(prev.from) {
 		return phase
 	}
 	most := min(max(l.acceptedIn(prev.from, int(prev.end)), l.acceptedIn(cur.from, int(i))), maxBurst)
