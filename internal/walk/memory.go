@@ -5,11 +5,11 @@ package walk
 // pages a search for the anchor reads. A post is known by its ID, byte for
 // byte: no hash stands for it, so no post is ever taken for another.
 //
-// It holds at most size posts: a walk's memory does not grow with the
-// list. A post older than that is forgotten; a page that holds only such
-// posts is one the walk cannot place, and it reads again. Which repeats
-// this lets through is the package documentation's "What the memory
-// holds".
+// It holds at most size posts: a walk's memory grows with the posts it
+// has yielded, up to size, and no further with the list. A post older than
+// that is forgotten; a page that holds only such posts is one the walk
+// cannot place, and it reads again. Which repeats this lets through is the
+// package documentation's "What the memory holds".
 type memory struct {
 	size   int
 	seq    map[string]int // ID → the order it was yielded in, from 1
@@ -18,8 +18,10 @@ type memory struct {
 	latest int // the order of the last post yielded; 0 before the first
 }
 
+// newMemory returns an empty memory of at most size posts: nothing is
+// allocated for posts not yet yielded.
 func newMemory(size int) memory {
-	return memory{size: size, seq: make(map[string]int, size), ring: make([]string, 0, size)}
+	return memory{size: size, seq: map[string]int{}}
 }
 
 // add records id as the next post yielded and returns its order. The
