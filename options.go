@@ -133,7 +133,10 @@ type options struct {
 // Transport (such as gock.InterceptClient) must do so before NewClient, and
 // the client should have a Transport of its own (gock panics on a nil one).
 // Without this option, the client reaches gock.New's interception whenever
-// it was built. See the package documentation on testing.
+// it was built, and opens at most 256 connections to the API's host: a
+// request beyond them waits for one to be free. The transport given here is
+// used as it is, its own limits included. See the package documentation on
+// testing.
 //
 // Given to: NewClient.
 func WithHTTPClient(hc *http.Client) Option {
