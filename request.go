@@ -130,6 +130,7 @@ type retryState struct {
 	timeout  time.Duration // of each attempt; 0: none
 	last     error         // the last attempt's error
 	retries  int           // retries made, against retryMax
+	spent    int           // retries that took a token of the Client's retry budget
 	budget   time.Duration // the throttle budget: time the call may wait for the quota
 	waited   time.Duration // time its attempts waited for their turn
 }
@@ -216,8 +217,11 @@ func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo
 			return rs.throttleError(ctx, apiErr, ans.wait)
 		}
 	case rs.retries < rs.retryMax && (cutShort || retryable(context.WithoutCancel(ctx), resp, err)):
-		if !c.retries.Take() {
-			return fmt.Errorf("%w: %w", ErrRetryBudgetExhausted, withAttempts(err, a.Endpoint, a.Attempt))
+		if spendsRetryBudget(err) {
+			if !c.retries.Take() {
+				return fmt.Errorf("%w: %w", ErrRetryBudgetExhausted, withAttempts(err, a.Endpoint, a.Attempt))
+			}
+			rs.spent++
 		}
 		rs.retries++
 		a.Retry = true
@@ -229,7 +233,7 @@ func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo
 // succeeded settles a call whose attempt succeeded: the retry budget gets
 // its tokens back, and WithResponseInto gets the answer's facts.
 func (c *Client) succeeded(call callConfig, rs retryState, resp *http.Response, attempt int, ans answer) {
-	c.retries.Succeeded(rs.retries)
+	c.retries.Succeeded(rs.spent)
 	if call.response != nil {
 		c.responseMu.Lock()
 		*call.response = ResponseInfo{StatusCode: resp.StatusCode, Header: c.masker.maskHeader(resp.Header), Attempts: attempt, RateLimit: ans.limit}
