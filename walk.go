@@ -22,8 +22,10 @@ type walker struct {
 	m      *walk.Machine
 	labels bool
 	// query is the walk's first request as built (the caller's, or the
-	// checkpoint's): its query goes on every request.
+	// checkpoint's): its query goes on every request. limit is its page
+	// size.
 	query *url.URL
+	limit int
 	wants []walk.Request
 	// taken is the last answer taken that was not a probe, the page the
 	// machine's steps index; refused is why its next link was refused.
@@ -174,7 +176,8 @@ func (w *walker) read(ctx context.Context, req walk.Request, page *Page) answerP
 			w.refused = err
 		}
 	case next != nil:
-		a.seen.Next = walk.Next{Present: true, Skip: skipOf(next), Limit: limitOf(next)}
+		pos, _ := positionOf(next) // resolveNext read it
+		a.seen.Next = walk.Next{Present: true, Skip: pos.skip, Limit: pos.limitOr(MaxLimit)}
 	}
 	return a
 }
@@ -244,7 +247,7 @@ func (w *walker) url(r walk.Request) *url.URL {
 // by which it places its first page.
 func (w *walker) checkpoint(n int) Checkpoint {
 	skip, after := w.m.Checkpoint(n)
-	return Checkpoint{URL: withParam(withParam(w.query, "skip", skip), "limit", limitOf(w.query)).String(), After: after}
+	return Checkpoint{URL: withPosition(w.query, position{skip: skip, limit: w.limit}).String(), After: after}
 }
 
 // deviationsOf returns the deviations of a page that concern its new posts
