@@ -176,6 +176,6 @@ func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cf
 		return nil, fmt.Errorf("%w: checkpoint URL's %w", ErrBadNext, err)
 	}
 	limit := pos.limitOr(MaxLimit)
-	m := walk.New(walk.Config{Skip: pos.skip, Limit: limit, Ahead: cfg.ahead(), After: cfg.resume.After, FailOnChange: cfg.drift == DriftFail})
+	m := walk.New(walk.Config{Skip: pos.skip, Limit: limit, Ahead: cfg.readAhead, After: cfg.resume.After, FailOnChange: cfg.drift == DriftFail})
 	return &walker{c: c, cfg: cfg, m: m, labels: wantsLabels(u), query: u, limit: limit, throttled: c.throttleStats()}, nil
 }

@@ -17,7 +17,7 @@ func TestParallelWindowOpensOneMoreForEachAnswer(t *testing.T) {
 	t.Parallel()
 	const ahead, pages = 16, 40
 	get := func(ctx context.Context, u *url.URL, hooks attemptHooks) (*Page, error) { return &Page{}, nil }
-	win := newWindow(context.Background(), false, false, get)
+	win := newWindow(context.Background(), ahead, get)
 	t.Cleanup(win.close)
 	noURL := func(walk.Request) *url.URL { return &url.URL{} }
 	for taken := range pages - ahead {
