@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ugcposts/ugc-go/internal/walk/walkmodel"
 )
 
 // TestAWalksMemoryGrowsWithWhatItRead: a new walk allocates nothing for
@@ -27,12 +29,12 @@ func TestAWalksMemoryGrowsWithWhatItRead(t *testing.T) {
 	t.Logf("a new walk allocates %.0f bytes; its memory may hold %d posts", perWalk, machines[0].cfg.Memory)
 
 	m := newMemory(60)
-	for i, id := range makeIDs("p", 25) {
+	for i, id := range walkmodel.MakeIDs("p", 25) {
 		assert.Equal(t, i+1, m.add(id))
 	}
 	assert.Len(t, m.seq, 25, "a page's posts")
 	assert.LessOrEqual(t, cap(m.ring), 32, "the ring grows with the posts, not to its bound up front")
-	for _, id := range makeIDs("q", 100) {
+	for _, id := range walkmodel.MakeIDs("q", 100) {
 		m.add(id)
 	}
 	require.Len(t, m.seq, 60, "at its bound the memory forgets the oldest")
