@@ -47,35 +47,12 @@ type placement struct {
 	edge bool
 }
 
-// wait is what the walk waits for besides its next page.
-type wait struct {
-	kind  waitKind
-	req   Request
-	reads int
-	first bool
-	// A page read again: its first placement.
-	doubted placement
-	// A probe: the page whose start it looks for, and the search's state.
-	probe *probe
-}
-
-type waitKind uint8
-
-const (
-	waitNone   waitKind = iota
-	waitReread          // a doubtful page asked again (see [Machine.reread])
-	waitPlace           // a read placed anew: a search for the anchor, or a page whose edge check showed nothing
-	waitProbe           // where a first page that is also the last began
-	waitEdge            // the post before an anchor that stood first (see [Machine.checkEdge])
-)
-
 // place places the reads-th answer to a page's request, or asks for
 // another read: a page that cannot be placed is read again where the posts
 // it holds say the anchor is (see [Machine.seek]); a suspect one, or one
 // that began elsewhere than asked with a next link that agrees, is read
 // once more before it is believed (see [Machine.reread]).
 func (m *Machine) place(req Request, page *Page, reads int, first bool) {
-	m.wait = wait{}
 	p, err := m.locate(req, page, first)
 	switch {
 	case err != nil:
@@ -94,7 +71,7 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 		m.denyEnd(req, page)
 		again := req
 		again.Purpose = Reread
-		m.wait = wait{kind: waitReread, req: again, reads: reads, first: first, doubted: p}
+		m.await(rereading, pending{req: again, reads: reads, first: first, doubted: p})
 	default:
 		m.event(Event{Kind: EventReanchor})
 		m.denyEnd(req, page)
@@ -105,7 +82,7 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 		}
 		search := m.plan.at(skip, m.plan.anchoredLimit())
 		search.Purpose = Search
-		m.wait = wait{kind: waitPlace, req: search, reads: reads, first: first}
+		m.await(searching, pending{req: search, reads: reads, first: first})
 	}
 }
 
@@ -116,8 +93,8 @@ func (m *Machine) place(req Request, page *Page, reads int, first bool) {
 // page read on from the anchor, where asked, shows where the list ends
 // (see [Machine.judge]).
 func (m *Machine) denyEnd(req Request, page *Page) {
-	if m.readOn > 0 && (req.Purpose == Read || req.Purpose == Search) && m.holdsNew(page) {
-		m.endDenied = true
+	if m.j.readsOn > 0 && (req.Purpose == Read || req.Purpose == Search) && m.holdsNew(page) {
+		m.j.endDenied = true
 	}
 }
 
@@ -138,21 +115,19 @@ func (m *Machine) checkEdge(req Request, page *Page, p placement, reads int, fir
 		p: p, first: first}
 	check := m.plan.at(req.Skip-1, 2)
 	check.Purpose = Probe
-	m.wait = wait{kind: waitEdge, req: check, reads: reads, probe: pr}
+	m.await(checkingEdge, pending{req: check, reads: reads, probe: pr})
 }
 
 // edgeChecked goes on with the page an edge check was sent for. A check
 // answered from a list whose count is not the page's shows nothing of the
 // page's list: the page is read again (and checked again, if it still
 // needs it), maxReads times at most, before it is taken as it came.
-func (m *Machine) edgeChecked(check *Page) {
-	w := m.wait
+func (m *Machine) edgeChecked(check *Page, w pending) {
 	pr := w.probe
-	m.wait = wait{}
 	if check.Count != pr.page.Count && w.reads < maxReads {
 		again := pr.req
 		again.Purpose = Reread
-		m.wait = wait{kind: waitPlace, req: again, reads: w.reads, first: pr.first}
+		m.await(searching, pending{req: again, reads: w.reads, first: pr.first})
 		return
 	}
 	if start, ok := checkedStart(check, &pr.page, w.req.Skip); ok && start < pr.req.Skip {
@@ -188,9 +163,7 @@ func checkedStart(check, page *Page, skip int) (int, bool) {
 // (see [Machine.settle]); any other answer is placed anew: one doubted only
 // for the order its first answer came in is placed where asked when its
 // anchor moved with the count.
-func (m *Machine) reread(req Request, again *Page) {
-	w := m.wait
-	m.wait = wait{}
+func (m *Machine) reread(req Request, again *Page, w pending) {
 	p, err := m.locate(req, again, w.first)
 	if err != nil {
 		m.fail(*err)
@@ -219,8 +192,8 @@ func (m *Machine) reread(req Request, again *Page) {
 // did are no longer credited as added behind.
 func (m *Machine) settle(req Request, page *Page, p placement, first bool) {
 	if keepsItsOwnCount(page, p) {
-		m.cur.byID, m.cur.placed = true, page.Count // changes of count are judged from here on
-		m.seen |= FollowedNext
+		m.plan.follows, m.ev.placedCount = true, page.Count // changes of count are judged from here on
+		m.ev.outcomes |= FollowedNext
 		m.event(pageEvent(EventFollowNext, req, page, "ugc: the server does not answer skip where asked; following its next links as sent"))
 		p, err := m.locate(req, page, first)
 		if err != nil {
@@ -230,16 +203,16 @@ func (m *Machine) settle(req Request, page *Page, p placement, first bool) {
 		m.located(req, page, p, first)
 		return
 	}
-	m.seen |= UnverifiedPages
+	m.ev.outcomes |= UnverifiedPages
 	m.event(pageEvent(EventUnverified, req, page, "ugc: a page away from where it was asked: taken from where it began"))
 	asked := req.Skip
 	if back := asked - p.start; back > 0 {
 		// The walk's positions ran that far ahead of the server's: posts
 		// it took for added behind it may have been that, not additions.
-		m.cur.behind = max(m.cur.behind-back, 0)
+		m.pos.behind = max(m.pos.behind-back, 0)
 	}
 	req.Skip = min(asked, p.start) // the list moved, or the server answered elsewhere: never past either
-	if endsAtAnchor(page, p) && req.Skip+len(page.IDs) <= m.cur.pos {
+	if endsAtAnchor(page, p) && req.Skip+len(page.IDs) <= m.pos.reached {
 		req.Skip = max(asked, p.start) // from the earlier, the walk would ask for this page again
 	}
 	// Taken from before where it was asked, a page that ends the list is
@@ -253,16 +226,15 @@ func (m *Machine) settle(req Request, page *Page, p placement, first bool) {
 // lost is the end of a walk whose page could not be placed after reads
 // reads.
 func (m *Machine) lost(page *Page, reads int) End {
-	c := &m.cur
 	switch {
-	case len(page.IDs) == 0 && page.Count == c.count:
+	case len(page.IDs) == 0 && page.Count == m.ev.firstCount:
 		// Nothing at all where the unchanged count says posts are: the
 		// server ends the list early.
 		return End{Kind: EndIncomplete, Reason: "the server sent no post where its count says posts are"}
-	case c.seeking:
-		return m.drift(fmt.Sprintf("post %s of the checkpoint is no longer in the list", c.anchor), "")
+	case m.pos.seeking:
+		return m.drift(fmt.Sprintf("post %s of the checkpoint is no longer in the list", m.pos.anchor), "")
 	}
-	e := m.drift(fmt.Sprintf("post %s could not be found again after %d reads", c.anchor, reads), "")
+	e := m.drift(fmt.Sprintf("post %s could not be found again after %d reads", m.pos.anchor, reads), "")
 	e.CountAtEnd = page.Count
 	return e
 }
@@ -300,12 +272,11 @@ func endsAtAnchor(page *Page, p placement) bool {
 // than they were yielded mean the order changed: the walk ends.
 // first is set until the walk has placed a page.
 func (m *Machine) locate(req Request, page *Page, first bool) (placement, *End) {
-	c := &m.cur
-	known := !first                              // until a page is placed (a resumed walk may search for its first)
-	sameCount := known && page.Count == c.placed // since the last page placed
-	shrank := page.Count < c.last && measures(page) && !c.countLied()
-	if known && page.Count < c.last && measures(page) {
-		m.fell = true
+	known := !first                                      // until a page is placed (a resumed walk may search for its first)
+	sameCount := known && page.Count == m.ev.placedCount // since the last page placed
+	shrank := page.Count < m.ev.lastCount && measures(page) && !m.ev.countLied()
+	if known && page.Count < m.ev.lastCount && measures(page) {
+		m.ev.fell = true
 	}
 	ends, err := m.noteCount(req, page)
 	if err != nil || ends {
@@ -313,10 +284,10 @@ func (m *Machine) locate(req Request, page *Page, first bool) (placement, *End) 
 		// nothing to be checked by; nor has the first from a skip (a
 		// server that answered it from elsewhere, and wrote next as if it
 		// had not, shows nothing), which the walk names but vouches for.
-		if !known && req.Skip > 0 && c.anchor == "" && len(page.IDs) > 0 {
-			m.seen |= FirstPageUnchecked
+		if !known && req.Skip > 0 && m.pos.anchor == "" && len(page.IDs) > 0 {
+			m.ev.outcomes |= FirstPageUnchecked
 		}
-		return placement{placed: true, unverified: known && c.anchor == "" && len(page.IDs) > 0, start: -1}, err
+		return placement{placed: true, unverified: known && m.pos.anchor == "" && len(page.IDs) > 0, start: -1}, err
 	}
 	latest, gap, anchorAt, err := m.scan(page)
 	if err != nil {
@@ -325,12 +296,12 @@ func (m *Machine) locate(req Request, page *Page, first bool) (placement, *End) 
 	var p placement
 	byAnchor := false
 	switch {
-	case c.byID || c.seeking:
-		p = c.passOver(page, latest, anchorAt)
+	case m.plan.follows || m.pos.seeking:
+		p = m.pos.passOver(page, latest, anchorAt)
 		// A read on from an end, at the walk's own position, that holds no
 		// post it yielded: where it began is not the server's word, and
 		// nothing on it shows it.
-		p.unverified = c.byID && m.readOn > 0 && latest < 0 && len(page.IDs) > 0
+		p.unverified = m.plan.follows && m.j.readsOn > 0 && latest < 0 && len(page.IDs) > 0
 	case req.Blind && latest < 0:
 		// Nothing on it to check it by; an empty one neither, unless posts
 		// were removed (those after the anchor may have moved back past
@@ -342,14 +313,14 @@ func (m *Machine) locate(req Request, page *Page, first bool) (placement, *End) 
 		// count was another: the list changed between the two answers,
 		// so the anchor found where it was expected may be a post the
 		// server sent twice standing in for a shift. Read it again.
-		p.suspect = p.suspect || known && !sameCount && page.Answered > 0 && page.Answered < c.placedAnswered
-		p.edge = (anchorAt == 0 || anchorAt < m.plan.overlap() && !p.moved) && known && page.Count < c.placed && !c.countLied() && req.Skip > 0
+		p.suspect = p.suspect || known && !sameCount && page.Answered > 0 && page.Answered < m.ev.placedAnswered
+		p.edge = (anchorAt == 0 || anchorAt < m.plan.overlap() && !p.moved) && known && page.Count < m.ev.placedCount && !m.ev.countLied() && req.Skip > 0
 	default:
 		p = m.byLatest(req, page, latest, gap, known, sameCount)
 	}
 	p.start = -1
 	if anchorAt >= 0 {
-		p.start = c.anchorAt - anchorAt
+		p.start = m.pos.anchorAt - anchorAt
 		// A resumed walk's first page whose anchor stands further on than
 		// asked: posts added before it between the runs, or a server that
 		// answered from elsewhere. When it says it ends the list, the walk
@@ -366,8 +337,8 @@ func (m *Machine) locate(req Request, page *Page, first bool) (placement, *End) 
 	// walk. Otherwise it is no sign of change by itself (a misbehaving
 	// server sends such pages too): only posts added behind the walk
 	// excuse a walk that ends short of the count (see behind).
-	if p.moved && c.failOnChange {
-		e := m.drift(fmt.Sprintf("post %s is not where it was (page at skip %d)", c.anchor, req.Skip), "")
+	if p.moved && m.cfg.FailOnChange {
+		e := m.drift(fmt.Sprintf("post %s is not where it was (page at skip %d)", m.pos.anchor, req.Skip), "")
 		return placement{}, &e
 	}
 	return p, nil
@@ -381,34 +352,33 @@ func (m *Machine) locate(req Request, page *Page, first bool) (placement, *End) 
 // removed, whose posts after the anchor may have moved back, is read
 // again), or the end of a count that changed where that is not allowed.
 func (m *Machine) noteCount(req Request, page *Page) (ends bool, err *End) {
-	c := &m.cur
-	known := c.counted
+	known := m.ev.counted
 	if !known {
-		c.count, c.last, c.counted = page.Count, page.Count, true
+		m.ev.firstCount, m.ev.lastCount, m.ev.counted = page.Count, page.Count, true
 	}
-	shrank := page.Count < c.last
-	c.last = page.Count
+	shrank := page.Count < m.ev.lastCount
+	m.ev.lastCount = page.Count
 	switch {
-	case c.failOnChange && page.Count != c.count:
+	case m.cfg.FailOnChange && page.Count != m.ev.firstCount:
 		e := m.drift("the count changed", "")
 		return false, &e
-	case c.byID && known && page.Count != c.placed && !c.countLied():
+	case m.plan.follows && known && page.Count != m.ev.placedCount && !m.ev.countLied():
 		e := m.drift("the list changed while the server did not answer skip where asked: which posts moved cannot be told", "")
 		return false, &e
 	}
-	return c.anchor == "" || len(page.IDs) == 0 && !shrank && req.Purpose != Search && page.Count <= c.pos && c.anchorAt < req.Skip && req.Skip <= c.pos, nil
+	return m.pos.anchor == "" || len(page.IDs) == 0 && !shrank && req.Purpose != Search && page.Count <= m.pos.reached && m.pos.anchorAt < req.Skip && req.Skip <= m.pos.reached, nil
 }
 
 // passOver places a page by the posts it holds, not by where it was asked
 // for: after the latest yielded (those before it are repeats), or, on a
 // walk seeking its checkpoint's post, after that post, all passed over
 // until it shows.
-func (c *cursor) passOver(page *Page, latest, anchorAt int) placement {
+func (pos *position) passOver(page *Page, latest, anchorAt int) placement {
 	switch {
-	case c.seeking && anchorAt >= 0:
-		c.seeking = false
+	case pos.seeking && anchorAt >= 0:
+		pos.seeking = false
 		return placement{placed: true, from: anchorAt + 1}
-	case c.seeking:
+	case pos.seeking:
 		return placement{placed: true, from: len(page.IDs), passed: true}
 	}
 	return placement{placed: true, from: latest + 1}
@@ -419,14 +389,13 @@ func (c *cursor) passOver(page *Page, latest, anchorAt int) placement {
 // itself is no guide (read again); one that moved further than the count
 // explains makes the page suspect.
 func (m *Machine) byAnchor(req Request, page *Page, i int, known, sameCount bool) placement {
-	c := &m.cur
-	jump := i - (c.anchorAt - req.Skip)
+	jump := i - (m.pos.anchorAt - req.Skip)
 	if m.movedAlone(page, i, jump) {
 		return placement{moved: true}
 	}
 	p := placement{placed: true, from: i + 1, moved: jump != 0}
-	p.suspect = p.moved && known && (sameCount || c.countLied() || !c.explained(jump, page.Count))
-	p.behind = c.addedBehind(jump, page.Count, known)
+	p.suspect = p.moved && known && (sameCount || m.ev.countLied() || !m.ev.explained(jump, page.Count))
+	p.behind = m.ev.addedBehind(jump, page.Count, known)
 	return p
 }
 
@@ -436,18 +405,17 @@ func (m *Machine) byAnchor(req Request, page *Page, i int, known, sameCount bool
 // follow it, or the page ends the list): the anchor and the posts yielded
 // after that one were removed. A page that holds none cannot be placed.
 func (m *Machine) byLatest(req Request, page *Page, latest, gap int, known, sameCount bool) placement {
-	c := &m.cur
 	if latest < 0 || postsAfter(page, latest) < gap && page.Next.Present {
 		return placement{moved: true}
 	}
-	jump := latest - (c.anchorAt - req.Skip - gap)
-	behind := c.addedBehind(jump, page.Count, known)
+	jump := latest - (m.pos.anchorAt - req.Skip - gap)
+	behind := m.ev.addedBehind(jump, page.Count, known)
 	// The anchor and the posts yielded after this one were removed: the
 	// count fell, unless posts were added as well. A page from elsewhere
 	// (a server that ignored skip) looks the same with a count that did
 	// not fall, or with the post further from where it was than the
 	// count changed: it is read again first.
-	suspect := sameCount || known && (c.countLied() || page.Count > c.placed || jump != 0 && !c.explained(jump, page.Count))
+	suspect := sameCount || known && (m.ev.countLied() || page.Count > m.ev.placedCount || jump != 0 && !m.ev.explained(jump, page.Count))
 	return placement{placed: true, from: latest + 1, moved: true, suspect: suspect, behind: behind, presumed: gap > 0}
 }
 
@@ -483,8 +451,8 @@ func postsAfter(page *Page, i int) int {
 // on by as many as the count rose; removed, back by as many as it fell
 // (while others change elsewhere). A server that rounds skip to its own
 // pages moves a page further than that.
-func (c *cursor) explained(jump, count int) bool {
-	change := count - c.placed
+func (e *evidence) explained(jump, count int) bool {
+	change := count - e.placedCount
 	return jump > 0 && jump <= max(change, 0)+movedAloneSlack || jump < 0 && -jump <= max(-change, 0)+movedAloneSlack
 }
 
@@ -502,9 +470,8 @@ const movedAloneSlack = 2
 // moved as a whole (posts added before it, or a server that rounds skip)
 // keeps the post's predecessor in front of it.
 func (m *Machine) movedAlone(page *Page, i, jump int) bool {
-	c := &m.cur
 	prev := previousPost(page, i)
-	if jump <= max(0, page.Count-c.placed)+movedAloneSlack || prev < 0 {
+	if jump <= max(0, page.Count-m.ev.placedCount)+movedAloneSlack || prev < 0 {
 		return false
 	}
 	at, _ := m.mem.order(page.IDs[i])
@@ -522,12 +489,12 @@ func (m *Machine) movedAlone(page *Page, i, jump int) bool {
 // place moves posts as well, but not the count. On a resumed walk's first
 // page (known false) there is no count to compare with: the list changed
 // between the runs. A count seen to lie tells nothing.
-func (c *cursor) addedBehind(moved, count int, known bool) int {
+func (e *evidence) addedBehind(moved, count int, known bool) int {
 	switch {
-	case moved <= 0 || known && c.countLied():
+	case moved <= 0 || known && e.countLied():
 		return 0
 	case known:
-		return min(moved, max(0, count-c.placed))
+		return min(moved, max(0, count-e.placedCount))
 	}
 	return moved
 }
@@ -554,7 +521,7 @@ func (m *Machine) scan(page *Page) (latest, gap, anchorAt int, err *End) {
 		}
 		latest, latestSeq = i, s
 	}
-	if latest >= 0 && page.IDs[latest] == m.cur.anchor {
+	if latest >= 0 && page.IDs[latest] == m.pos.anchor {
 		anchorAt = latest
 	}
 	return latest, m.mem.latest - latestSeq, anchorAt, nil
@@ -574,9 +541,8 @@ func (m *Machine) scan(page *Page) (latest, gap, anchorAt int, err *End) {
 // two back, two on, and so on. It returns -1 when that search has passed
 // both ends of the list.
 func (m *Machine) seek(skip, limit, reads int, page *Page) int {
-	c := &m.cur
 	latest, gap, _, err := m.scan(page)
-	last := c.lastStart(page, limit)
+	last := m.lastStart(page, limit)
 	// A server whose pages are shorter than the limit shows only that
 	// many posts a read: search by what it shows.
 	if n := len(page.IDs); n > 0 && n < limit {
@@ -586,7 +552,7 @@ func (m *Machine) seek(skip, limit, reads int, page *Page) int {
 	if err == nil && latest >= 0 {
 		at, end := skip+latest, skip+len(page.IDs)
 		switch {
-		case reads == 1 && at > c.anchorAt && page.Count == c.placed:
+		case reads == 1 && at > m.pos.anchorAt && page.Count == m.ev.placedCount:
 			// A post yielded before the anchor stands past where the
 			// anchor stood, and the count stood: the page is not from
 			// where it was asked (a server that ignored skip). Ask
@@ -600,27 +566,27 @@ func (m *Machine) seek(skip, limit, reads int, page *Page) int {
 		}
 		return min(max(at+gap-half, 0), last)
 	}
-	delta := page.Count - c.placed
-	if !c.counted || c.placed == 0 && m.mem.latest <= 1 {
+	delta := page.Count - m.ev.placedCount
+	if !m.ev.counted || m.ev.placedCount == 0 && m.mem.latest <= 1 {
 		delta = 0 // no page placed yet (a resumed walk): no change of count to go by
 	}
 	if reads == 1 && delta != 0 {
-		return min(max(c.anchorAt+delta-half, 0), last)
+		return min(max(m.pos.anchorAt+delta-half, 0), last)
 	}
 	// Counted from the read after the one the count's change aimed.
 	k := reads - 1
 	if delta != 0 {
 		k--
 	}
-	return c.spiral(k, limit, last)
+	return m.pos.spiral(k, limit, last)
 }
 
 // lastStart is where the last read of a search may start: the list's end
 // as the count says, or, when the count tells nothing, two pages past
 // where the walk stands.
-func (c *cursor) lastStart(page *Page, limit int) int {
-	if c.countLied() || page.Count <= c.anchorAt {
-		return max(c.anchorAt, c.pos) + 2*limit
+func (m *Machine) lastStart(page *Page, limit int) int {
+	if m.ev.countLied() || page.Count <= m.pos.anchorAt {
+		return max(m.pos.anchorAt, m.pos.reached) + 2*limit
 	}
 	return max(page.Count-1, 0)
 }
@@ -628,15 +594,15 @@ func (c *cursor) lastStart(page *Page, limit int) int {
 // spiral returns the start of the k-th read of a search around where the
 // anchor was: there, a page back, a page on, two back, two on, and so on;
 // -1 when the search has passed both ends of the list.
-func (c *cursor) spiral(k, limit, last int) int {
+func (pos *position) spiral(k, limit, last int) int {
 	step := (k + 1) / 2 * max(limit-1, 1)
 	if k%2 == 1 {
 		step = -step
 	}
-	if c.anchorAt-step < 0 && c.anchorAt+step > last || c.anchorAt+step < -limit && c.anchorAt-step > last+limit {
+	if pos.anchorAt-step < 0 && pos.anchorAt+step > last || pos.anchorAt+step < -limit && pos.anchorAt-step > last+limit {
 		return -1
 	}
-	return min(max(c.anchorAt+step-(limit-1)/2, 0), last)
+	return min(max(pos.anchorAt+step-(limit-1)/2, 0), last)
 }
 
 // measures reports whether a page's count could be the size of the list:

@@ -164,7 +164,7 @@ func (d *driver) run(m *Machine, stopAfter int, out *walkRun) (n int) {
 			d.trace(fmt.Sprintf("  take %+v", wants[0]))
 		}
 		step := m.Take(wants[0], f.page)
-		out.idleMost = max(out.idleMost, m.idle)
+		out.idleMost = max(out.idleMost, m.j.idle)
 		if d.trace != nil {
 			d.trace(fmt.Sprintf("  step placed=%v emit=%v yield=%v events=%v end=%+v", step.Placed, step.Emit, step.Yield, step.Events, step.End))
 		}

@@ -11,18 +11,17 @@ package walk
 // as skip plus limit under a short page): the walk never skips what it was
 // not sent.
 func (m *Machine) pageStart(req Request, page *Page, p placement, next Next) (int, bool) {
-	c := &m.cur
 	n := len(page.IDs)
 	switch {
-	case c.byID && next.Present:
+	case m.plan.follows && next.Present:
 		return next.Skip - n, true
-	case c.byID && p.start >= 0 || p.earlier:
+	case m.plan.follows && p.start >= 0 || p.earlier:
 		return p.start, true // where its anchor shows
-	case c.anchor == "" && next.Present: // no post to place it by
+	case m.pos.anchor == "" && next.Present: // no post to place it by
 		return min(req.Skip, max(next.Skip-n, 0)), true
 	case p.unverified && next.Present:
-		return min(req.Skip, max(next.Skip-n, c.anchorAt+1)), true
-	case c.anchor == "" && req.Skip > 0 && page.Count != req.Skip+n && postsAfter(page, -1) > 0:
+		return min(req.Skip, max(next.Skip-n, m.pos.anchorAt+1)), true
+	case m.pos.anchor == "" && req.Skip > 0 && page.Count != req.Skip+n && postsAfter(page, -1) > 0:
 		return 0, false
 	}
 	return req.Skip, true
@@ -67,18 +66,17 @@ func (m *Machine) ask(pr *probe, skip int) {
 	m.event(Event{Kind: EventReanchor})
 	r := m.plan.at(skip, pr.req.Limit)
 	r.Purpose = Probe
-	m.wait = wait{kind: waitProbe, req: r, probe: pr}
+	m.await(probing, pending{req: r, probe: pr})
 }
 
 // probed takes the answer to a probe's read.
-func (m *Machine) probed(answer *Page) {
-	pr := m.wait.probe
-	asked := m.wait.req.Skip
-	m.wait = wait{}
+func (m *Machine) probed(answer *Page, w pending) {
+	pr := w.probe
+	asked := w.req.Skip
 	i, j, ok := postInCommon(&pr.page, answer)
 	if !pr.halving {
 		switch {
-		case !ok && !answer.Next.Present && !answer.Next.Refused && len(answer.IDs) < pr.req.Limit && !m.readPastEnd:
+		case !ok && !answer.Next.Present && !answer.Next.Refused && len(answer.IDs) < pr.req.Limit && !m.j.readPastEnd:
 			m.begun(pr, max(pr.req.Skip-len(pr.page.IDs), 0)) // the list ends before the skip: all of it stands before
 			return
 		case !ok:
