@@ -28,6 +28,25 @@ type evidence struct {
 	outcomes Outcomes
 }
 
+// noteAnswer takes what any answer shows, whatever it is for: a count that
+// measures nothing (the server's counts say nothing), and one post in two
+// places of one answer (the post that belongs in one of them is missing).
+func (e *evidence) noteAnswer(page *Page) {
+	if measuresNothing(page) {
+		e.trust = countNone
+	}
+	if id := sentTwice(page); id != "" && e.twice == "" {
+		e.twice = id
+		e.outcomes |= PostSentTwice
+	}
+}
+
+// countFell reports whether a page's count, one that could be the size
+// of the list, fell below the last page's.
+func (e *evidence) countFell(page *Page) bool {
+	return page.Count < e.lastCount && measures(page)
+}
+
 // countTrust grades what a walk has learned of the pages' count.
 type countTrust int
 

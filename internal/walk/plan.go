@@ -112,15 +112,20 @@ func (p *plan) learn(req Request, page *Page) {
 	}
 }
 
-// readOn takes a page shorter than asked that ended the list before its
-// count as a sign that the server sends no more than that page's nodes a
-// page: the request that reads on starts where its posts ended, since one
-// from the anchor would bring the same page again. A page as long as
-// asked says nothing of that: the walk reads on from the anchor, which
-// checks where the list went on.
-func (p *plan) readOn(req Request, page *Page) {
+// readOn takes a page that ended the list before its count, the list
+// going on at reached after it. A page shorter than asked is a sign that
+// the server sends no more than that page's nodes a page: the request that
+// reads on starts where its posts ended, since one from the anchor would
+// bring the same page again. A page as long as asked says nothing of that:
+// the walk reads on from the anchor, which checks where the list went on.
+// A walk that follows next links reads on from where the server's own
+// positions put the page's end.
+func (p *plan) readOn(req Request, page *Page, reached int) {
 	if n := len(page.IDs); n > 0 && n < req.Limit {
 		p.served = min(p.served, n)
+	}
+	if p.follows {
+		p.followNext(Next{Skip: reached, Limit: req.Limit})
 	}
 }
 

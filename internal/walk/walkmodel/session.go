@@ -66,15 +66,7 @@ func (s *Session) Answer(skip, limit int) Answer {
 		served = MaxLimit
 	}
 	served = min(served, c.PageCapOr(MaxLimit))
-	from, nextFrom := skip, -1
-	switch c.Skip {
-	case SkipIgnoredOnce:
-		if !s.ignored && s.requests >= c.IgnoreAt && skip > 0 {
-			s.ignored, from, nextFrom = true, 0, skip
-		}
-	case SkipRounded:
-		from = skip - skip%c.RoundTo
-	}
+	from, nextFrom := s.from(skip)
 	view, pos := s.view()
 	from = min(from, len(view))
 	nodes := view[from:min(from+served, len(view))]
@@ -102,6 +94,22 @@ func (s *Session) Answer(skip, limit int) Answer {
 		a.Count = max(a.Count, len(view)) // a null next the count contradicts: the walk can tell
 	}
 	return a
+}
+
+// from is where the server serves a request for skip from, and where its
+// next link goes on from, less the page's length (-1: from where its
+// posts end): skip ignored once, or rounded down.
+func (s *Session) from(skip int) (from, nextFrom int) {
+	switch c := s.c; c.Skip {
+	case SkipIgnoredOnce:
+		if !s.ignored && s.requests >= c.IgnoreAt && skip > 0 {
+			s.ignored = true
+			return 0, skip
+		}
+	case SkipRounded:
+		return skip - skip%c.RoundTo, -1
+	}
+	return skip, -1
 }
 
 // view is the list as the session's query sees it, and where in the list
