@@ -508,7 +508,8 @@ func TestWalkPromise(t *testing.T) {
 }
 
 // TestServersThePropertyFound replays the generated servers on which the
-// property once broke the promise, each now kept by a rule of the machine.
+// property once broke the promise, each now kept by a rule of the machine:
+// one subtest a seed, named by it (the rule table in doc.go cites them).
 func TestServersThePropertyFound(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -649,11 +650,14 @@ func TestServersThePropertyFound(t *testing.T) {
 		// read on from again without counting, for ever.
 		{166180, "an end short of one read before is read on from twice at most until the walk moves on"},
 	} {
-		c := newModelCase(tc.seed)
-		for _, mode := range walkModes {
-			w, s := runWalk(c, mode, nil)
-			assert.Empty(t, checkWalk(c, mode, w, s), "seed %d, %s (%s): %v", tc.seed, mode.name, tc.rule, c)
-		}
+		t.Run(fmt.Sprint(tc.seed), func(t *testing.T) {
+			t.Parallel()
+			c := newModelCase(tc.seed)
+			for _, mode := range walkModes {
+				w, s := runWalk(c, mode, nil)
+				assert.Empty(t, checkWalk(c, mode, w, s), "seed %d, %s (%s): %v", tc.seed, mode.name, tc.rule, c)
+			}
+		})
 	}
 }
 
