@@ -55,7 +55,7 @@ type Client struct {
 	pace                       *pace.Gate        // pacing and pauses, client-wide
 	retries                    *pace.RetryBudget // client-wide budget of retries
 
-	bodies     sync.Pool  // *pageBody, so a page costs no new buffer
+	bodies     sync.Pool  // *bytes.Buffer, so a page costs no new buffer
 	responseMu sync.Mutex // for WithResponseInto, written by a parallel walk
 }
 
