@@ -34,9 +34,9 @@ type walker struct {
 	// probeIDs and probeNode are the buffers of a probe's answer.
 	probeIDs  []string
 	probeNode []int
-	// out is the last page yielded: the checkpoint of a loop that breaks
-	// in its middle.
-	out     *Page
+	// handed is how many posts the last page yielded held: the checkpoint
+	// of a loop that breaks in its middle stands among them.
+	handed  int
 	sum     WalkSummary
 	retries atomic.Int64
 	// logged counts the log lines of each kind of event, so that only the
@@ -86,6 +86,13 @@ func (w *walker) run(ctx context.Context, yield func(*Page, error) bool) {
 		}
 		if step.Emit && !w.yieldPage(step, devs, yield) {
 			return
+		}
+		if step.Placed {
+			// The caller has its posts: the walk keeps nothing of the page
+			// (its posts, nor their IDs, which share the page's text) while
+			// it waits for the next.
+			w.taken.page = nil
+			clear(w.taken.seen.IDs)
 		}
 		if step.End != nil {
 			if err := w.endErr(step.End); err != nil {
@@ -198,7 +205,7 @@ func (w *walker) yieldPage(step walk.Step, devs []Deviation, yield func(*Page, e
 		}
 	}
 	out := &Page{Count: a.page.Count, Nodes: nodes, Deviations: devs}
-	w.out = out
+	w.handed = len(nodes)
 	out.Checkpoint = w.checkpoint(len(nodes))
 	if step.End == nil {
 		out.Next = w.url(w.m.Resume()).String()

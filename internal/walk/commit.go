@@ -1,5 +1,7 @@
 package walk
 
+import "strings"
+
 // commit takes a placed page that begins at skip in the list: it yields
 // its new posts and judges whether the list goes on, lag being how far the
 // walk's positions may run ahead of the server's (see [Machine.lag]).
@@ -22,7 +24,7 @@ func (m *Machine) commit(a *answer, p placement, skip, lag int) {
 		m.unverified(a)
 	}
 	m.judge(a, m.progressed(a, p, skip), lag)
-	m.emit(a.page, a.first, skip)
+	m.emit(a.page, a.first)
 }
 
 // yield records the posts of a placed page from p.from on as yielded and
@@ -42,13 +44,17 @@ func (m *Machine) yield(page *Page, p placement, skip int) (repeats int) {
 			continue
 		}
 		m.mem.add(id)
+		if len(m.step.Yield) == 0 {
+			m.pos.handed = m.pos.handed[:0]
+		}
 		m.pos.yielded++
-		m.pos.anchor, m.pos.anchorAt = id, skip+i
+		m.pos.anchor, m.pos.anchorAt = m.mem.lastID(), skip+i
+		m.pos.handed = append(m.pos.handed, handedPost{at: skip + i, id: m.pos.anchor})
 		m.step.Yield = append(m.step.Yield, i)
 	}
 	if len(m.step.Yield) == 0 && !m.plan.follows && !p.passed {
 		if prev := previousPost(page, p.from); prev >= 0 && m.mem.holds(page.IDs[prev]) {
-			m.pos.anchor, m.pos.anchorAt = page.IDs[prev], skip+prev
+			m.pos.anchor, m.pos.anchorAt = strings.Clone(page.IDs[prev]), skip+prev
 		}
 	}
 	m.pos.behind += p.behind
@@ -94,17 +100,16 @@ func (m *Machine) progressed(a *answer, p placement, skip int) bool {
 	return progress
 }
 
-// emit hands the page out when it brought new posts, and the first page
-// always, and keeps where each of its posts stands: the checkpoint of a
-// loop that breaks in its middle.
-func (m *Machine) emit(page *Page, first bool, skip int) {
+// emit hands the page out when it brought new posts (where each stands,
+// the checkpoint of a loop that breaks in its middle, was kept as they
+// were yielded), and the first page always.
+func (m *Machine) emit(page *Page, first bool) {
 	m.step.Emit = len(m.step.Yield) > 0 || first
 	if !m.step.Emit {
 		return
 	}
 	m.ev.twiceOnLast = m.ev.twice != "" && sentTwice(page) != ""
-	m.pos.handed = m.pos.handed[:0]
-	for _, i := range m.step.Yield {
-		m.pos.handed = append(m.pos.handed, handedPost{at: skip + i, id: page.IDs[i]})
+	if len(m.step.Yield) == 0 {
+		m.pos.handed = m.pos.handed[:0] // the first page, empty: nothing handed out
 	}
 }

@@ -1,5 +1,7 @@
 package walk
 
+import "strings"
+
 // evidence is what the pages have shown of the server: their counts, and
 // what those are worth; a post one page held twice; and the named outcomes
 // the walk has seen the cause of.
@@ -36,7 +38,7 @@ func (e *evidence) noteAnswer(page *Page) {
 		e.trust = countNone
 	}
 	if id := sentTwice(page); id != "" && e.twice == "" {
-		e.twice = id
+		e.twice = strings.Clone(id)
 		e.outcomes |= PostSentTwice
 	}
 }

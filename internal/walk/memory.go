@@ -1,5 +1,7 @@
 package walk
 
+import "strings"
+
 // memory holds the posts a walk yielded last, in the order it yielded them:
 // the anchor, the posts before it, and enough of them to recognise the
 // pages a search for the anchor reads. A post is known by its ID, byte for
@@ -25,8 +27,11 @@ func newMemory(size int) memory {
 }
 
 // add records id as the next post yielded and returns its order. The
-// oldest post is forgotten once the memory is full.
+// oldest post is forgotten once the memory is full. The memory keeps a
+// copy of id: the page's own strings, which may share one allocation
+// with all the page's text, are not kept alive by it.
 func (m *memory) add(id string) int {
+	id = strings.Clone(id)
 	m.latest++
 	if len(m.ring) < m.size {
 		m.ring = append(m.ring, id)
@@ -40,6 +45,14 @@ func (m *memory) add(id string) int {
 	}
 	m.seq[id] = m.latest
 	return m.latest
+}
+
+// lastID returns the ID of the last post yielded, as the memory keeps it.
+func (m *memory) lastID() string {
+	if len(m.ring) < m.size {
+		return m.ring[len(m.ring)-1]
+	}
+	return m.ring[(m.head+m.size-1)%m.size]
 }
 
 // order returns the order id was yielded in, if the memory still holds it.
