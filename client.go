@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -57,6 +58,9 @@ type Client struct {
 
 	bodies     sync.Pool  // *bytes.Buffer, so a page costs no new buffer
 	responseMu sync.Mutex // for WithResponseInto, written by a parallel walk
+	// readAheads counts the requests its walks have in flight ahead of the
+	// pages they wait for (see maxReadAheads).
+	readAheads atomic.Int64
 }
 
 // NewClient returns a Client for the API at baseURL, authenticating with

@@ -373,7 +373,10 @@ const MaxReadAhead = 64
 // decoded while the next request travels (a walk holds no OS thread of
 // its own, so thousands of walks at once are as cheap as their requests).
 // A walk's memory is bounded by its pages: n+1 in flight, and the one you
-// handle. n of 2 or more opens as answers
+// handle. The walks of one Client share 256 requests ahead of the pages
+// they wait for: when thousands run at once (their requests queue for the
+// transport's connections anyway), a walk that finds none free asks for
+// its pages one at a time, and holds one. n of 2 or more opens as answers
 // come: four requests at first, one more for each page taken, up to n, so
 // that a walk that meets a quota at its first requests has a few of them
 // refused at the first throttle, not all n. More than [MaxReadAhead], or a

@@ -59,7 +59,7 @@ type answerPage struct {
 // did not end as it should, the error that says why. Every request it sent
 // has ended when it returns.
 func (w *walker) run(ctx context.Context, yield func(*Page, error) bool) {
-	win := newWindow(ctx, w.cfg.readAhead, w.get)
+	win := newWindow(ctx, w.cfg.readAhead, &w.c.readAheads, w.get)
 	defer win.close()
 	defer w.finishSummary()
 	for {

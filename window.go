@@ -27,6 +27,13 @@ import (
 // (prefetch, the default) thus has one request on the wire at a time, and
 // the next leaves as the one before it arrives.
 //
+// The requests a walk foresees are read-ahead the Client lends: the walks
+// of one Client have at most maxReadAheads of them in flight or waiting to
+// be taken, together. When thousands of walks run at once, their requests
+// queue for the transport's connections, and pages foreseen would only
+// wait for their walks, taking memory: a walk that finds no read-ahead
+// free sends its next page alone, and tries again with the page after.
+//
 // A window opens as its answers come, as TCP's slow start does: it keeps
 // at most rampStart requests in flight at first, and one more for each
 // answer the walk takes, up to all the walk wants. A walk that meets a
@@ -46,6 +53,8 @@ type window struct {
 	// open is how many requests may be in flight; the one the walk asks
 	// for first is sent whatever it is.
 	open int
+	// lent counts the Client's read-ahead in flight (see maxReadAheads).
+	lent *atomic.Int64
 	wg   sync.WaitGroup
 	// answers numbers the answers in the order they came (see
 	// walk.Page.Answered).
@@ -66,6 +75,8 @@ type flight struct {
 	read, left         chan struct{}
 	readOnce, leftOnce sync.Once
 	next               atomic.Pointer[flight]
+	// lent is set on a request foreseen, sent on the Client's read-ahead.
+	lent bool
 }
 
 type pageAnswer struct {
@@ -78,11 +89,35 @@ type pageAnswer struct {
 // its first answer.
 const rampStart = 4
 
+// maxReadAheads is how many requests the walks of one Client may have in
+// flight or waiting to be taken ahead of the page each waits for (see
+// [window]): as many as the default transport's connections to a host.
+const maxReadAheads = maxConnsPerHost
+
 // newWindow returns a window of width requests on the wire (see
-// [window]).
-func newWindow(parent context.Context, width int, get pageGetter) *window {
+// [window]), its read-ahead counted in lent, the Client's.
+func newWindow(parent context.Context, width int, lent *atomic.Int64, get pageGetter) *window {
 	ctx, cancel := context.WithCancel(parent)
-	return &window{ctx: ctx, cancel: cancel, get: get, width: width, open: rampStart}
+	return &window{ctx: ctx, cancel: cancel, get: get, width: width, open: rampStart, lent: lent}
+}
+
+// borrow takes one of the Client's read-ahead, and reports whether there
+// was one free.
+func (w *window) borrow() bool {
+	if w.lent.Add(1) > maxReadAheads {
+		w.lent.Add(-1)
+		return false
+	}
+	return true
+}
+
+// done ends f's part in the window: its read-ahead, if it was lent one,
+// goes back to the Client.
+func (w *window) done(f *flight) {
+	if f.lent {
+		f.lent = false
+		w.lent.Add(-1)
+	}
 }
 
 // sync makes the requests in flight those of wants, and returns how many
@@ -101,25 +136,32 @@ func (w *window) sync(wants []walk.Request, hold bool, url func(walk.Request) *u
 			if f.cancel != nil {
 				f.cancel()
 			}
+			w.done(f)
 			return true
 		})
+	}
+	for _, f := range w.queue {
+		if f.req == wants[0] {
+			w.done(f) // the page the walk waits for is no longer ahead of it
+		}
 	}
 	for i, r := range wants {
 		if slices.ContainsFunc(w.queue, func(f *flight) bool { return f.req == r }) {
 			continue
 		}
-		if i > 0 && len(w.queue) >= w.open {
+		if i > 0 && (len(w.queue) >= w.open || !w.borrow()) {
 			break
 		}
-		w.send(r, url(r))
+		w.send(r, url(r), i > 0)
 		sent++
 	}
 	return sent
 }
 
-// send puts a request in flight.
-func (w *window) send(r walk.Request, u *url.URL) {
-	f := &flight{req: r, u: u}
+// send puts a request in flight, foreseen on the Client's read-ahead when
+// lent is set.
+func (w *window) send(r walk.Request, u *url.URL, lent bool) {
+	f := &flight{req: r, u: u, lent: lent}
 	w.queue = append(w.queue, f)
 	if w.width == 0 {
 		return
@@ -183,6 +225,7 @@ func (w *window) receive(r walk.Request) (*Page, uint64, error) {
 	i := slices.IndexFunc(w.queue, func(f *flight) bool { return f.req == r })
 	f := w.queue[i]
 	w.queue = slices.Delete(w.queue, i, i+1) // keeps the capacity: no allocation per page
+	w.done(f)
 	w.open++
 	if w.width == 0 {
 		p, err := w.get(w.ctx, f.u, attemptHooks{})
@@ -196,5 +239,8 @@ func (w *window) receive(r walk.Request) (*Page, uint64, error) {
 // close ends every request in flight and waits for their goroutines.
 func (w *window) close() {
 	w.cancel()
+	for _, f := range w.queue {
+		w.done(f)
+	}
 	w.wg.Wait()
 }
