@@ -281,20 +281,28 @@ func BenchmarkShortPages(b *testing.B) {
 }
 
 // BenchmarkConcurrentWalks runs 5,000 default walks of a 60-post list
-// (three pages each) at once on one Client, against the fake over TCP in
-// this process, and reports the most heap in use (the fake's included)
-// and OS threads the process held while they ran.
+// (three pages each) at once on one Client, and reports the most heap in
+// use and OS threads the process held while they ran: against the fake
+// over TCP in this process (the fake's heap and connections included), and
+// over an in-memory transport with 20 ms a request (the walks' alone).
 func BenchmarkConcurrentWalks(b *testing.B) {
 	const n = 5_000
-	var heap uint64
-	var threads int
-	for b.Loop() {
-		load := concurrentServerWalks(b, n)
-		if load.complete != n {
-			b.Fatalf("%d of %d walks complete; %d failed", load.complete, n, len(load.errs))
-		}
-		heap, threads = max(heap, load.heap), max(threads, load.threads)
+	for _, tc := range []struct {
+		name     string
+		inMemory bool
+	}{{"tcp", false}, {"in-memory", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			var heap uint64
+			var threads int
+			for b.Loop() {
+				load := concurrentServerWalks(b, n, tc.inMemory)
+				if load.complete != n {
+					b.Fatalf("%d of %d walks complete; %d failed", load.complete, n, len(load.errs))
+				}
+				heap, threads = max(heap, load.heap), max(threads, load.threads)
+			}
+			b.ReportMetric(float64(heap)/(1<<20), "MiB-peak-heap")
+			b.ReportMetric(float64(threads), "peak-threads")
+		})
 	}
-	b.ReportMetric(float64(heap)/(1<<20), "MiB-peak-heap")
-	b.ReportMetric(float64(threads), "peak-threads")
 }

@@ -154,12 +154,17 @@ func heapInUse(samples []metrics.Sample) uint64 {
 
 // concurrentServerWalks runs n default walks of a 60-post list (three
 // pages at limit 25) at once, on one Client with the default transport,
-// against ugctest over TCP in this process, and samples the process's OS
-// threads and heap in use while they run.
-func concurrentServerWalks(tb testing.TB, n int) walkLoad {
+// against ugctest over TCP in this process (or, with inMemory, over an
+// in-memory transport with 20 ms a request, as concurrentWalks), and
+// samples the process's OS threads and heap in use while they run.
+func concurrentServerWalks(tb testing.TB, n int, inMemory bool) walkLoad {
 	tb.Helper()
 	srv := ugctest.NewServer(tb, ugctest.WithDataset(ugctest.Generate(60, 5)), ugctest.WithRequestLogLimit(0))
-	client := srv.Client(ugc.WithRetryWait(time.Millisecond, 50*time.Millisecond))
+	opts := []ugc.Option{ugc.WithRetryWait(time.Millisecond, 50*time.Millisecond)}
+	if inMemory {
+		opts = append(opts, ugc.WithHTTPClient(&http.Client{Transport: memoryTransport{handler: srv.Handler, latency: 20 * time.Millisecond}}))
+	}
+	client := srv.Client(opts...)
 	var load walkLoad
 	var mu sync.Mutex
 	var done atomic.Bool
@@ -212,7 +217,7 @@ func TestConcurrentWalksOnOneClientComplete(t *testing.T) {
 		t.Skip("the race detector caps the goroutines alive at once at 8128; .ci/run runs this test without it")
 	}
 	n := heavyOr(50_000, 2_000)
-	load := concurrentServerWalks(t, n)
+	load := concurrentServerWalks(t, n, false)
 	if len(load.errs) > 0 {
 		t.Errorf("%d walks failed; the first: %v", len(load.errs), load.errs[0])
 	}
