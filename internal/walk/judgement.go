@@ -11,18 +11,17 @@ type judgement struct {
 	stale        int
 	searchedBack bool
 	// readsOn counts the reads in a row past an end that the count
-	// contradicts; readPastEnd is set once the walk has read past such an
-	// end: the server's null next is then no proof that the list ends.
-	readsOn     int
-	readPastEnd bool
+	// contradicts.
+	readsOn int
 	// endDenied is set when a read past such an end brought posts, after
 	// any the walk remembers, on a page it could not place or believe (see
 	// [Machine.denyEnd]): an end is then contradicted by posts seen beyond
 	// it, whatever the count says, until a page read on from the anchor,
 	// where asked, shows where the list ends.
 	endDenied bool
-	// endAt is where the last end read on from stood; endsAgain counts
-	// the ends short of it read on from since the walk last moved on.
+	// endAt is where the last end read on from stood (0 before the
+	// first: an end read on from has posts); endsAgain counts the ends
+	// short of it read on from since the walk last moved on.
 	endAt, endsAgain int
 	// idle counts the answers taken since the walk last moved on; at
 	// idleBound (maxIdle) the walk ends as stalled.
@@ -104,10 +103,14 @@ func (m *Machine) readOn(a *answer, again bool) {
 		m.j.readsOn++
 		m.j.endAt = m.pos.reached
 	}
-	m.j.readPastEnd = true
 	m.plan.readOn(a.req, a.page, m.pos.reached)
 	m.event(pageEvent(EventNextCorrected, a.req, a.page, "ugc: a page ended the list before its count; reading on"))
 }
+
+// readPastAnEnd reports whether the walk has read past an end the count
+// contradicted: the server's null next is then no proof that the list
+// ends.
+func (j *judgement) readPastAnEnd() bool { return j.endAt > 0 }
 
 // denyEnd notes a read or search past an end the walk read on from that
 // brought posts the walk does not remember, on a page it could not yet

@@ -530,7 +530,7 @@ func (m *Machine) probed(answer *Page, w pending) {
 // it), nothing in common (where asked), or the two answers place it.
 func (m *Machine) probedOnce(pr *probe, answer *Page, i, j int, ok bool) (skip int, found bool) {
 	asked := pr.a.req.Skip
-	endsBefore := !answer.Next.Present && !answer.Next.Refused && len(answer.IDs) < pr.a.req.Limit && !m.j.readPastEnd
+	endsBefore := !answer.Next.Present && !answer.Next.Refused && len(answer.IDs) < pr.a.req.Limit && !m.j.readPastAnEnd()
 	switch {
 	case !ok && endsBefore:
 		return max(asked-len(pr.page.IDs), 0), true
