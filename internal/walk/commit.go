@@ -24,7 +24,7 @@ func (m *Machine) commit(a *answer, p placement, skip, lag int) {
 		m.unverified(a)
 	}
 	m.judge(a, m.progressed(a, p, skip), lag)
-	m.emit(a.page, a.first)
+	m.emit(a.page, a.nothingPlaced)
 }
 
 // yield records the posts of a placed page from p.from on as yielded and
@@ -104,7 +104,7 @@ func (m *Machine) progressed(a *answer, p placement, skip int) bool {
 // the checkpoint of a loop that breaks in its middle, was kept as they
 // were yielded), and the first page always.
 func (m *Machine) emit(page *Page, first bool) {
-	m.step.Emit = len(m.step.Yield) > 0 || first
+	m.step.Emit = len(m.step.Yield) > 0 || first // the first page placed
 	if !m.step.Emit {
 		return
 	}

@@ -146,7 +146,7 @@
 //     TestRuleAFirstPageBegunEarlierLeavesOutWhatStandsBeforeTheSkip.
 //  14. A first page from a skip that is also the last, whose count does
 //     not confirm where it began → asked a skip earlier, then by halving
-//     ([probe]) → EventReanchor →
+//     ([pageProbe]) → EventReanchor →
 //     TestRuleAFirstPageThatIsAlsoTheLastIsProbed.
 //
 // Commit ([Machine.commit]):

@@ -164,12 +164,12 @@ func (m *Machine) Take(req Request, page *Page) Step {
 	m.j.idle++
 	ph, w := m.phase, m.pending
 	m.phase, m.pending = reading, pending{}
-	a := answer{req: req, page: page, reads: 1, first: !m.ev.counted}
+	a := answer{req: req, page: page, reads: 1, nothingPlaced: !m.ev.counted}
 	switch ph {
 	case rereading, checkingEdge, probing:
 		m.review(&a, placement{}, ph, w) // an answer the defenses asked for
 	case searching:
-		a.reads, a.first = w.reads+1, w.first
+		a.reads, a.nothingPlaced = w.reads+1, w.nothingPlaced
 		m.place(&a)
 	default:
 		m.place(&a)
@@ -185,15 +185,16 @@ func (m *Machine) Take(req Request, page *Page) Step {
 
 // answer is a page being taken: the request it answers, the page as read,
 // the answers its placement took so far (this one included), whether no
-// page was placed before it, and its next link as the walk takes it (see
+// page was placed before it (nothingPlaced: a resumed walk may search for
+// its first), and its next link as the walk takes it (see
 // [Machine.checkNext]).
 type answer struct {
-	req     Request
-	page    *Page
-	reads   int
-	first   bool
-	next    Next
-	refused bool
+	req           Request
+	page          *Page
+	reads         int
+	nothingPlaced bool
+	next          Next
+	refused       bool
 }
 
 // end ends the walk.

@@ -13,11 +13,11 @@ import "strings"
 // cannot place, and it reads again. Which repeats this lets through is the
 // package documentation's "What the memory holds".
 type memory struct {
-	size   int
-	seq    map[string]int // ID → the order it was yielded in, from 1
-	ring   []string       // the last size IDs yielded, oldest at head
-	head   int
-	latest int // the order of the last post yielded; 0 before the first
+	size  int
+	seq   map[string]int // ID → the order it was yielded in, from 1
+	ring  []string       // the last size IDs yielded, oldest at head
+	head  int
+	added int // posts added, the order of the last; 0 before the first
 }
 
 // newMemory returns an empty memory of at most size posts: nothing is
@@ -32,19 +32,19 @@ func newMemory(size int) memory {
 // with all the page's text, are not kept alive by it.
 func (m *memory) add(id string) int {
 	id = strings.Clone(id)
-	m.latest++
+	m.added++
 	if len(m.ring) < m.size {
 		m.ring = append(m.ring, id)
 	} else {
 		old := m.ring[m.head]
-		if m.seq[old] == m.latest-m.size {
+		if m.seq[old] == m.added-m.size {
 			delete(m.seq, old)
 		}
 		m.ring[m.head] = id
 		m.head = (m.head + 1) % m.size
 	}
-	m.seq[id] = m.latest
-	return m.latest
+	m.seq[id] = m.added
+	return m.added
 }
 
 // lastID returns the ID of the last post yielded, as the memory keeps it.

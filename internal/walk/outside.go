@@ -23,7 +23,7 @@ import (
 //     links as sent from then on (followed-next);
 //   - the edge check ([Machine.checkEdge]): a page whose anchor stands at
 //     its start, on a list that lost posts, has the node before it asked;
-//   - the probe ([probe]): a first page that is also the last, whose count
+//   - the probe ([pageProbe]): a first page that is also the last, whose count
 //     does not confirm where it began, has where it began asked;
 //   - where a page begins ([Machine.pageStart]) and how far the walk's
 //     positions may run ahead of the server's ([Machine.lag]: nextLag,
@@ -79,7 +79,7 @@ func (m *Machine) vetted(a *answer, p placement) {
 		m.denyEnd(a.req, a.page)
 		again := a.req
 		again.Purpose = Reread
-		m.await(rereading, pending{req: again, reads: a.reads, first: a.first, doubted: p})
+		m.await(rereading, pending{req: again, reads: a.reads, nothingPlaced: a.nothingPlaced, doubted: p})
 	case p.edge:
 		m.checkEdge(a, p)
 	default:
@@ -106,7 +106,7 @@ func (m *Machine) vet(a *answer, p *placement) {
 		return
 	}
 	p.edge = m.needsEdgeCheck(a, *p)
-	p.earlier = a.first && !a.page.Next.Present && p.start < a.req.Skip && p.start >= 0
+	p.earlier = a.nothingPlaced && !a.page.Next.Present && p.start < a.req.Skip && p.start >= 0
 	if p.earlier {
 		p.behind = 0
 	}
@@ -140,7 +140,7 @@ func (m *Machine) suspect(a *answer, p placement) bool {
 // anchorSuspect reports whether a page placed by its anchor is suspect
 // (see [Machine.suspect]).
 func (m *Machine) anchorSuspect(a *answer, p placement) bool {
-	if a.first {
+	if a.nothingPlaced {
 		return false
 	}
 	sameCount := a.page.Count == m.ev.placedCount
@@ -151,7 +151,7 @@ func (m *Machine) anchorSuspect(a *answer, p placement) bool {
 // olderSuspect reports whether a page placed by an older post than the
 // anchor is suspect (see [Machine.suspect]).
 func (m *Machine) olderSuspect(a *answer, p placement) bool {
-	if a.first {
+	if a.nothingPlaced {
 		return false
 	}
 	return a.page.Count == m.ev.placedCount || m.unexplained(a, p) || a.page.Count > m.ev.placedCount
@@ -173,7 +173,7 @@ func (m *Machine) needsEdgeCheck(a *answer, p placement) bool {
 	i := p.from - 1 // the anchor's index
 	atStart := i == 0 || i < m.plan.overlap() && !p.moved
 	lost := a.page.Count < m.ev.placedCount && !m.ev.countLied()
-	return atStart && !a.first && lost && a.req.Skip > 0
+	return atStart && !a.nothingPlaced && lost && a.req.Skip > 0
 }
 
 // doubtful reports whether a placed page is read again before it is
@@ -208,7 +208,7 @@ func (m *Machine) locateAgain(a *answer) (placement, *End) {
 // for the order its first answer came in is placed where asked when its
 // anchor moved with the count.
 func (m *Machine) reread(a *answer, w pending) {
-	a.first = w.first
+	a.nothingPlaced = w.nothingPlaced
 	p, err := m.locateAgain(a)
 	if err != nil {
 		m.end(*err)
@@ -290,8 +290,8 @@ func endsAtAnchor(page *Page, p placement) bool {
 // the page's first node one place earlier, when the page is taken from
 // where the check shows it began (see [Machine.settle]).
 func (m *Machine) checkEdge(a *answer, p placement) {
-	pr := &probe{page: Page{Count: a.page.Count, IDs: slices.Clone(a.page.IDs), Next: a.page.Next, Answered: a.page.Answered}, p: p}
-	pr.a = answer{req: a.req, page: &pr.page, first: a.first}
+	pr := &pageProbe{page: Page{Count: a.page.Count, IDs: slices.Clone(a.page.IDs), Next: a.page.Next, Answered: a.page.Answered}, p: p}
+	pr.a = answer{req: a.req, page: &pr.page, nothingPlaced: a.nothingPlaced}
 	check := m.plan.at(a.req.Skip-1, 2)
 	check.Purpose = Probe
 	m.await(checkingEdge, pending{req: check, reads: a.reads, probe: pr})
@@ -306,7 +306,7 @@ func (m *Machine) edgeChecked(check *Page, w pending) {
 	if check.Count != pr.page.Count && w.reads < maxReads {
 		again := pr.a.req
 		again.Purpose = Reread
-		m.await(searching, pending{req: again, reads: w.reads, first: pr.a.first})
+		m.await(searching, pending{req: again, reads: w.reads, nothingPlaced: pr.a.nothingPlaced})
 		return
 	}
 	m.step.Earlier = true
@@ -339,7 +339,7 @@ func checkedStart(check, page *Page, skip int) (int, bool) {
 // located goes on with a page placed and believed: its next link is
 // taken ([Machine.checkNext]), and where it begins ([Machine.pageStart]);
 // a first page that is also the last, whose count does not confirm where
-// it began, has that asked ([probe]).
+// it began, has that asked ([pageProbe]).
 func (m *Machine) located(a *answer, p placement) {
 	m.checkNext(a)
 	skip, ok := m.pageStart(a, p)
@@ -375,7 +375,7 @@ func (m *Machine) checkNext(a *answer) {
 }
 
 // pageStart is where a placed page begins in the list, and false when
-// that must be asked (see [probe]): where it was asked, unless the walk
+// that must be asked (see [pageProbe]): where it was asked, unless the walk
 // follows next links as sent (the link after it, or on the last page its
 // anchor, says where it began: a server that rounds skip serves from
 // elsewhere than asked), or the page was read blind and its next link says
@@ -404,7 +404,7 @@ func (m *Machine) pageStart(a *answer, p placement) (int, bool) {
 // unconfirmedStart reports whether a page with no post yielded before it,
 // asked past the list's start, with posts and no next link, has a count
 // that does not confirm it began where asked: it may have come from
-// before the skip (see [probe]).
+// before the skip (see [pageProbe]).
 func (m *Machine) unconfirmedStart(a *answer) bool {
 	asked := a.req.Skip
 	return m.pos.anchor == "" && asked > 0 && a.page.Count != asked+len(a.page.IDs) && postsAfter(a.page, -1) > 0
@@ -455,13 +455,13 @@ func (m *Machine) lag(a *answer, p placement, skip int) int {
 	if p.start >= 0 {
 		lag = max(lag, skip-p.start-p.behind)
 	}
-	if p.earlier || p.moved || a.first && m.cfg.After != "" {
+	if p.earlier || p.moved || a.nothingPlaced && m.cfg.After != "" {
 		lag = max(lag, 1)
 	}
 	return lag
 }
 
-// probe is the search for where a page with no post yielded before it
+// pageProbe is the search for where a page with no post yielded before it
 // and no next link after it began, when its count does not confirm that
 // it began where asked: a server that rounds skip down to its own pages,
 // or ignores it once, serves posts before the skip too, and no link says
@@ -475,7 +475,7 @@ func (m *Machine) lag(a *answer, p placement, skip int) int {
 // stands before the skip when the earlier answer ends the list (it is left
 // out; unless the server was seen to end the list early), and began where
 // asked otherwise. The same holds the page an edge check is for.
-type probe struct {
+type pageProbe struct {
 	a    answer // the page's answer: a points to page
 	page Page   // a copy: the shell's page is its own again
 	p    placement
@@ -487,14 +487,14 @@ type probe struct {
 
 // probe asks where a placed page began.
 func (m *Machine) probe(a *answer, p placement) {
-	pr := &probe{page: Page{Count: a.page.Count, IDs: slices.Clone(a.page.IDs), Next: a.page.Next}, p: p}
+	pr := &pageProbe{page: Page{Count: a.page.Count, IDs: slices.Clone(a.page.IDs), Next: a.page.Next}, p: p}
 	pr.a = *a
 	pr.a.page = &pr.page
 	m.ask(pr, a.req.Skip-1)
 }
 
 // ask sends the probe's read at skip.
-func (m *Machine) ask(pr *probe, skip int) {
+func (m *Machine) ask(pr *pageProbe, skip int) {
 	m.event(Event{Kind: EventReanchor})
 	r := m.plan.at(skip, pr.a.req.Limit)
 	r.Purpose = Probe
@@ -502,11 +502,11 @@ func (m *Machine) ask(pr *probe, skip int) {
 }
 
 // probed takes the answer to a probe's read.
-func (m *Machine) probed(answer *Page, w pending) {
+func (m *Machine) probed(got *Page, w pending) {
 	pr, asked := w.probe, w.req.Skip
-	i, j, ok := postInCommon(&pr.page, answer)
+	i, j, ok := postInCommon(&pr.page, got)
 	if !pr.halving {
-		if skip, found := m.probedOnce(pr, answer, i, j, ok); found {
+		if skip, found := m.probedOnce(pr, got, i, j, ok); found {
 			m.begun(pr, skip)
 			return
 		}
@@ -528,9 +528,9 @@ func (m *Machine) probed(answer *Page, w pending) {
 // ok), and returns where the page began, unless it must be found by
 // halving: the list ends before the skip (all of the page stands before
 // it), nothing in common (where asked), or the two answers place it.
-func (m *Machine) probedOnce(pr *probe, answer *Page, i, j int, ok bool) (skip int, found bool) {
+func (m *Machine) probedOnce(pr *pageProbe, got *Page, i, j int, ok bool) (skip int, found bool) {
 	asked := pr.a.req.Skip
-	endsBefore := !answer.Next.Present && !answer.Next.Refused && len(answer.IDs) < pr.a.req.Limit && !m.j.readPastAnEnd()
+	endsBefore := !got.Next.Present && !got.Next.Refused && len(got.IDs) < pr.a.req.Limit && !m.j.readPastAnEnd()
 	switch {
 	case !ok && endsBefore:
 		return max(asked-len(pr.page.IDs), 0), true
@@ -543,7 +543,7 @@ func (m *Machine) probedOnce(pr *probe, answer *Page, i, j int, ok bool) (skip i
 }
 
 // begun goes on with a probed page, found to begin at skip.
-func (m *Machine) begun(pr *probe, skip int) {
+func (m *Machine) begun(pr *pageProbe, skip int) {
 	m.step.Earlier = true
 	m.begin(&pr.a, pr.p, skip)
 }

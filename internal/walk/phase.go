@@ -20,7 +20,7 @@ const (
 	// [Machine.checkEdge]).
 	checkingEdge
 	// probing: where a first page that is also the last began is asked
-	// (see [probe]).
+	// (see [pageProbe]).
 	probing
 	// ended: the walk is over.
 	ended
@@ -30,14 +30,14 @@ const (
 // request, the reads its page's placement took so far, whether no page was
 // placed before, and what the phase keeps of the page it is about.
 type pending struct {
-	req   Request
-	reads int
-	first bool
+	req           Request
+	reads         int
+	nothingPlaced bool
 	// doubted is a page read again's first placement.
 	doubted placement
 	// probe is the page a probe or an edge check is for, and the search's
 	// state.
-	probe *probe
+	probe *pageProbe
 }
 
 // await makes the walk wait for p.req in phase ph.

@@ -81,7 +81,7 @@ func (m *Machine) search(a *answer) {
 	}
 	search := m.plan.at(skip, m.plan.anchoredLimit())
 	search.Purpose = Search
-	m.await(searching, pending{req: search, reads: a.reads, first: a.first})
+	m.await(searching, pending{req: search, reads: a.reads, nothingPlaced: a.nothingPlaced})
 }
 
 // lost is the end of a walk whose page could not be placed after reads
@@ -109,7 +109,7 @@ func (m *Machine) lost(page *Page, reads int) End {
 // too): only posts added behind the walk excuse a walk that ends short of
 // the count (see [position.behind]).
 func (m *Machine) locate(a *answer) (placement, *End) {
-	known := !a.first // until a page is placed (a resumed walk may search for its first)
+	known := !a.nothingPlaced // until a page is placed (a resumed walk may search for its first)
 	fell := m.ev.countFell(a.page)
 	m.ev.fell = m.ev.fell || known && fell
 	shrank := fell && !m.ev.countLied()
@@ -140,10 +140,10 @@ func (m *Machine) locate(a *answer) (placement, *End) {
 // nothing), which the walk names but vouches for.
 func (m *Machine) asItComes(a *answer) placement {
 	posts := m.pos.anchor == "" && len(a.page.IDs) > 0
-	if a.first && a.req.Skip > 0 && posts {
+	if a.nothingPlaced && a.req.Skip > 0 && posts {
 		m.ev.outcomes |= FirstPageUnchecked
 	}
-	return placement{placed: true, unverified: !a.first && posts, start: -1}
+	return placement{placed: true, unverified: !a.nothingPlaced && posts, start: -1}
 }
 
 // noteCount takes a page's count, and reports whether the page ends the
@@ -189,7 +189,7 @@ func (m *Machine) emptyEnd(req Request, page *Page, shrank bool) bool {
 // one that holds only older posts after the latest of them
 // ([Machine.placeByOlder]).
 func (m *Machine) placeBy(a *answer, latest, gap, anchorAt int, shrank bool) placement {
-	known := !a.first
+	known := !a.nothingPlaced
 	switch {
 	case m.plan.follows || m.pos.seeking:
 		p := m.pos.passOver(a.page, latest, anchorAt)
@@ -234,7 +234,7 @@ func (m *Machine) placeByAnchor(a *answer, i int) placement {
 		return placement{moved: true}
 	}
 	return placement{placed: true, from: i + 1, moved: jump != 0, by: byAnchor, jump: jump,
-		behind: m.ev.addedBehind(jump, a.page.Count, !a.first)}
+		behind: m.ev.addedBehind(jump, a.page.Count, !a.nothingPlaced)}
 }
 
 // placeByOlder places a page that does not hold the anchor after the
@@ -248,7 +248,7 @@ func (m *Machine) placeByOlder(a *answer, latest, gap int) placement {
 	}
 	jump := latest - (m.pos.anchorAt - a.req.Skip - gap)
 	return placement{placed: true, from: latest + 1, moved: true, by: byOlder, jump: jump,
-		behind: m.ev.addedBehind(jump, a.page.Count, !a.first), presumed: gap > 0}
+		behind: m.ev.addedBehind(jump, a.page.Count, !a.nothingPlaced), presumed: gap > 0}
 }
 
 // holdsNew reports whether a page holds a post the walk does not remember
@@ -345,7 +345,7 @@ func (m *Machine) scan(page *Page) (latest, gap, anchorAt int, err *End) {
 	if latest >= 0 && page.IDs[latest] == m.pos.anchor {
 		anchorAt = latest
 	}
-	return latest, m.mem.latest - latestSeq, anchorAt, nil
+	return latest, m.mem.added - latestSeq, anchorAt, nil
 }
 
 // seek returns the skip of the read that should find the anchor again,
@@ -388,7 +388,7 @@ func (m *Machine) seek(skip, limit, reads int, page *Page) int {
 		return min(max(at+gap-half, 0), last)
 	}
 	delta := page.Count - m.ev.placedCount
-	if !m.ev.counted || m.ev.placedCount == 0 && m.mem.latest <= 1 {
+	if !m.ev.counted || m.ev.placedCount == 0 && m.mem.added <= 1 {
 		delta = 0 // no page placed yet (a resumed walk): no change of count to go by
 	}
 	if reads == 1 && delta != 0 {
