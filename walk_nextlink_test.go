@@ -66,9 +66,10 @@ func TestAWalkReadsAWholeSkipHoweverItIsWritten(t *testing.T) {
 	}
 	for i, write := range forms {
 		for _, ahead := range []int{0, 1, 3} {
-			t.Run(fmt.Sprintf("form=%d/read-ahead=%d", i, ahead), func(t *testing.T) {
+			n := 60 + rng.IntN(40)
+			t.Run(fmt.Sprintf("form=%d/read-ahead=%d/posts=%d", i, ahead, n), func(t *testing.T) {
 				t.Parallel()
-				c, err := ugc.NewClient(numberServer(t, 60+rng.IntN(40), write), "k")
+				c, err := ugc.NewClient(numberServer(t, n, write), "k")
 				require.NoError(t, err)
 				var sum ugc.WalkSummary
 				var ids []string
