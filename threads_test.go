@@ -139,17 +139,20 @@ func TestElevenThousandConcurrentDefaultWalksComplete(t *testing.T) {
 
 // walkLoad is what n concurrent walks on one Client did.
 type walkLoad struct {
-	complete int64  // walks that yielded every post, without error
-	threads  int    // the most OS threads the process held
-	heap     uint64 // the most heap in use, server's included
-	errs     []error
+	complete int64 // walks that yielded every post, without error
+	threads  int   // the most OS threads the process held
+	// heap is the most heap in use (HeapInuse: spans that hold objects,
+	// live or not yet collected), objects the most bytes of objects
+	// (HeapAlloc); the server's included.
+	heap, objects uint64
+	errs          []error
 }
 
-// heapInUse reads the heap in use (HeapInuse: spans with objects, live or
-// not yet swept) without stopping the world.
-func heapInUse(samples []metrics.Sample) uint64 {
+// heapInUse reads the heap in use and the bytes of its objects without
+// stopping the world.
+func heapInUse(samples []metrics.Sample) (inUse, objects uint64) {
 	metrics.Read(samples)
-	return samples[0].Value.Uint64() + samples[1].Value.Uint64()
+	return samples[0].Value.Uint64() + samples[1].Value.Uint64(), samples[0].Value.Uint64()
 }
 
 // concurrentServerWalks runs n default walks of a 60-post list (three
@@ -175,7 +178,8 @@ func concurrentServerWalks(tb testing.TB, n int, inMemory bool) walkLoad {
 		samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
 		for !done.Load() {
 			load.threads = max(load.threads, liveThreads())
-			load.heap = max(load.heap, heapInUse(samples))
+			inUse, objects := heapInUse(samples)
+			load.heap, load.objects = max(load.heap, inUse), max(load.objects, objects)
 			time.Sleep(2 * time.Millisecond)
 		}
 	}()
