@@ -23,8 +23,8 @@ import (
 //     links as sent from then on (followed-next);
 //   - the edge check ([Machine.checkEdge]): a page whose anchor stands at
 //     its start, on a list that lost posts, has the node before it asked;
-//   - the probe ([pageProbe]): a first page that is also the last, whose count
-//     does not confirm where it began, has where it began asked;
+//   - the probe ([pageProbe]): a first page that is also the last, whose
+//     count does not confirm where it began, has where it began asked;
 //   - where a page begins ([Machine.pageStart]) and how far the walk's
 //     positions may run ahead of the server's ([Machine.lag]: nextLag,
 //     runAhead), against which the end judgement reads the count.
@@ -32,7 +32,10 @@ import (
 // review is their one entry point: the contract's path hands it every page
 // it placed, and the answers to the requests the defenses ask for come back
 // to it. A page from a server that keeps the contract goes through it to
-// commit as it came, begun where it was asked.
+// commit as it came, begun where it was asked. The one mode the defenses
+// switch the contract's path into is following next links ([plan.follows],
+// set by settle): pages are then placed by the posts they hold
+// ([position.passOver]), and a count that changes ends the walk.
 
 // outside is what the defenses keep of a server outside the contract.
 type outside struct {
