@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -55,8 +56,11 @@ type Client struct {
 	pace                       *pace.Gate        // pacing and pauses, client-wide
 	retries                    *pace.RetryBudget // client-wide budget of retries
 
-	bodies     sync.Pool  // *pageBody, so a page costs no new buffer
+	bodies     sync.Pool  // *bytes.Buffer, so a page costs no new buffer
 	responseMu sync.Mutex // for WithResponseInto, written by a parallel walk
+	// readAheads counts the requests its walks have in flight ahead of the
+	// pages they wait for (see maxReadAheads).
+	readAheads atomic.Int64
 }
 
 // NewClient returns a Client for the API at baseURL, authenticating with

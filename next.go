@@ -27,8 +27,13 @@ func (c *Client) resolveNext(u *url.URL, next string) (*url.URL, error) {
 	if want, got := pathSegments(u), pathSegments(n); !slices.Equal(want, got) {
 		return nil, fmt.Errorf("%w: next URL is for %s, not %s: %s", ErrBadNext, n.Path, u.Path, segmentDiff(want, got))
 	}
-	if from, to := skipOf(u), skipOf(n); to <= from {
-		return nil, fmt.Errorf("%w: next URL does not advance skip (%d after %d)", ErrBadNext, to, from)
+	from, _ := positionOf(u) // a request's own position: the SDK wrote it
+	to, err := positionOf(n)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: next URL's %w", ErrBadNext, err)
+	case to.skip <= from.skip:
+		return nil, fmt.Errorf("%w: next URL does not advance skip (%d after %d)", ErrBadNext, to.skip, from.skip)
 	}
 	return n, nil
 }
@@ -97,31 +102,27 @@ func segmentDiff(want, got []string) string {
 	return fmt.Sprintf("%d segments, not %d", len(got), len(want))
 }
 
-// skipOf returns u's skip parameter, 0 when absent or not a number.
-func skipOf(u *url.URL) int {
-	n, _ := strconv.Atoi(queryValue(u.RawQuery, "skip"))
-	return n
-}
-
-// limitOf returns u's limit parameter, or MaxLimit when absent or invalid.
-func limitOf(u *url.URL) int {
-	n, err := strconv.Atoi(queryValue(u.RawQuery, "limit"))
-	if err != nil || n < 1 {
-		return MaxLimit
-	}
-	return n
-}
-
 // withParam returns a copy of u whose query parameter key is value; the
 // other parameters keep their order and their escaping. Only the first of a
 // repeated key counts, as on the server; the others are dropped.
 func withParam(u *url.URL, key string, value int) *url.URL {
+	return replaceParam(u, key, key+"="+strconv.Itoa(value))
+}
+
+// withoutParam returns a copy of u without the query parameter key.
+func withoutParam(u *url.URL, key string) *url.URL {
+	return replaceParam(u, key, "")
+}
+
+// replaceParam returns a copy of u whose pairs of key are replaced by pair,
+// in the first one's place (at the end when u has none), or dropped when
+// pair is "".
+func replaceParam(u *url.URL, key, pair string) *url.URL {
 	out := *u
-	pair := key + "=" + strconv.Itoa(value)
 	rest := u.RawQuery
 	var b strings.Builder
 	b.Grow(len(rest) + len(pair) + 1)
-	replaced := false
+	replaced := pair == ""
 	for rest != "" {
 		var p string
 		p, rest, _ = strings.Cut(rest, "&")

@@ -133,7 +133,10 @@ type options struct {
 // Transport (such as gock.InterceptClient) must do so before NewClient, and
 // the client should have a Transport of its own (gock panics on a nil one).
 // Without this option, the client reaches gock.New's interception whenever
-// it was built. See the package documentation on testing.
+// it was built, and opens at most 256 connections to the API's host: a
+// request beyond them waits for one to be free. The transport given here is
+// used as it is, its own limits included. See the package documentation on
+// testing.
 //
 // Given to: NewClient.
 func WithHTTPClient(hc *http.Client) Option {
@@ -356,35 +359,37 @@ func WithResponseInto(into *ResponseInfo) Option {
 	})
 }
 
-// MaxReadAhead is the most requests a walk keeps in flight; a larger
-// [WithReadAhead] is refused.
+// MaxReadAhead is the most page requests a walk keeps on the wire; a
+// larger [WithReadAhead] is refused.
 const MaxReadAhead = 64
 
-// WithReadAhead sets how many page requests a walk keeps in flight while
-// the caller handles a page: 0 reads one page at a time (sequential); 1,
-// the default, prefetches: the next page is in flight while the caller
-// handles the current one, and the request after it, foreseen as the
-// server's pages have been so far, goes out on the same connection as soon
-// as the next page's body has arrived, and that page is decoded only once
-// the request after it has left, so that it travels while that page
-// decodes (one request on the wire at a time; a walk holds no OS thread of
-// its own, so thousands of walks at once are as cheap as their requests);
-// n ≥ 2 fetches n pages in parallel, once the window has opened: it starts
-// with four requests in flight and keeps one more for each page it takes,
-// up to n, so that a walk that meets a quota at its first requests has a
-// few of them refused at the first throttle, not all n. More than
-// [MaxReadAhead], or a negative n, is an error that matches
-// [ErrInvalidParams], yielded before any request.
+// WithReadAhead sets n, how many page requests the walk keeps on the wire
+// while you handle a page: 0 none (each page is requested when the loop
+// asks for it), 1 the next page (the default), n the next n pages.
 //
-// Posts are yielded in the list's order in every mode, memory is bounded by
-// the pages in flight, and the guarantees of a sequential walk hold. Each
-// request foreseen is the one a sequential walk would send if every page
-// before it were full; each starts at the last post of the page before it,
-// so every boundary between pages is checked as in a sequential walk. A
-// page that proves the requests after it wrong (a short page, a list that
-// changed) has them cancelled, not awaited, and sent again from where the
-// walk stands. Nothing is foreseen while the walk is unsure of its next
-// page, or follows a server's next links as sent.
+// Each request foreseen is the one a sequential walk would send if every
+// page before it were full; it leaves once a request before it has its
+// body, so the walk never has more than n on the wire, and that page is
+// decoded while the next request travels (a walk holds no OS thread of
+// its own, so thousands of walks at once are as cheap as their requests).
+// A walk's memory is bounded by its pages: n+1 in flight, and the one you
+// handle. The walks of one Client share 256 requests ahead of the pages
+// they wait for: when thousands run at once (their requests queue for the
+// transport's connections anyway), a walk that finds none free asks for
+// its pages one at a time, and holds one. n of 2 or more opens as answers
+// come: four requests at first, one more for each page taken, up to n, so
+// that a walk that meets a quota at its first requests has a few of them
+// refused at the first throttle, not all n. More than [MaxReadAhead], or a
+// negative n, is an error that matches [ErrInvalidParams], yielded before
+// any request.
+//
+// Posts are yielded in the list's order whatever n, and the guarantees of
+// a sequential walk hold: each request starts at the last post of the page
+// before it, so every boundary between pages is checked as in a sequential
+// walk. A page that proves the requests after it wrong (a short page, a
+// list that changed) has them cancelled, not awaited, and sent again from
+// where the walk stands. Nothing is foreseen while the walk is unsure of
+// its next page, or follows a server's next links as sent.
 //
 // Given to: NewClient (every walk's default), a walk.
 func WithReadAhead(n int) Option {
@@ -508,24 +513,14 @@ func (c *Client) newCallConfig(opts []Option) (callConfig, error) {
 
 // iterConfig is what the options of one walk set.
 type iterConfig struct {
-	// readAhead is how many requests may be in flight while the caller
-	// handles a page: 0 sequential, 1 prefetch (on one connection, the
-	// default), n parallel.
+	// readAhead is how many page requests the walk keeps on the wire while
+	// the caller handles a page (see [WithReadAhead]).
 	readAhead int
 	drift     DriftPolicy
 	resume    Checkpoint
 	summary   *WalkSummary
 	call      []Option // applied to each request of the walk
 	err       error    // an option given a value it cannot take
-}
-
-// ahead is how many requests a walk keeps in flight beyond the one it
-// waits for: none sequential, one prefetching, n-1 in parallel.
-func (c iterConfig) ahead() int {
-	if c.readAhead == 1 {
-		return 1
-	}
-	return max(c.readAhead-1, 0)
 }
 
 // newIterConfig applies the Client's defaults, then opts, in order; the

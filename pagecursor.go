@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 )
@@ -26,8 +27,11 @@ import (
 //
 // It is not a secret and not signed with one: what a caller can choose by
 // forging one is a position in the list the service already serves it.
-// Its layout is version 1, list kind, skip and limit (uvarints), and the
-// first 12 bytes of a SHA-256 over the list and the position.
+// Its layout is version 1, list kind, skip and limit (uvarints; limit 0
+// where the next link names none), and the first 12 bytes of a SHA-256
+// over the list and the position. It holds the position the next link
+// names, exactly: a limit above the contract's 25 (a server with a larger
+// cap), a skip beyond 2³¹, a skip written "10.0".
 
 // ErrBadCursor matches the error for a cursor that [WithCursor] refuses: one
 // for another list (endpoint, gallery, filter, market or include), altered,
@@ -56,7 +60,10 @@ func (e *cursorError) Is(target error) bool {
 // for the page of a single call ([Client.Posts], [Client.GalleryPosts],
 // [Client.Inbox], [Client.NextPage]); on a walk's page, which is placed by
 // its last post, it is an error: save [Page.Checkpoint] there. A Next that
-// names no list endpoint is an error too, never a silent end.
+// names no list endpoint is an error too, never a silent end, and so is one
+// whose skip or limit is not a whole number (such as skip=10.5 or
+// limit=abc): no cursor could ask for its page. A cursor from Cursor asks,
+// through [WithCursor], for exactly the page of Next.
 func (p *Page) Cursor() (string, error) {
 	if p.Next == "" {
 		return "", nil
@@ -72,11 +79,14 @@ func (p *Page) Cursor() (string, error) {
 	if !ok {
 		return "", fmt.Errorf("ugc: Page.Cursor: next link path %q is not a list endpoint", u.Path)
 	}
-	skip, limit := skipOf(u), limitOf(u)
+	pos, err := positionOf(u)
+	if err != nil {
+		return "", fmt.Errorf("ugc: Page.Cursor: next link's %w: no cursor can ask for its page", err)
+	}
 	b := []byte{cursorVersion, l.kind}
-	b = binary.AppendUvarint(b, uint64(skip))
-	b = binary.AppendUvarint(b, uint64(limit))
-	b = append(b, l.tag(skip, limit)...)
+	b = binary.AppendUvarint(b, uint64(pos.skip))
+	b = binary.AppendUvarint(b, uint64(pos.limit))
+	b = append(b, l.tag(pos)...)
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
@@ -110,39 +120,42 @@ func (c *Client) atCursor(u *url.URL, opts []Option) (*url.URL, error) {
 	if err != nil || cfg.cursor == "" {
 		return u, nil
 	}
-	skip, limit, err := readCursor(cfg.cursor, u)
+	pos, err := readCursor(cfg.cursor, u)
 	if err != nil {
 		return nil, err
 	}
-	return withParam(withParam(u, "skip", skip), "limit", limit), nil
+	return withPosition(u, pos), nil
 }
 
 // readCursor returns the position a cursor holds, when it is for u's list.
-func readCursor(cursor string, u *url.URL) (skip, limit int, err error) {
+func readCursor(cursor string, u *url.URL) (position, error) {
 	b, err := base64.RawURLEncoding.DecodeString(cursor)
 	if err != nil || len(b) < 2+2+cursorTagLen {
-		return 0, 0, &cursorError{"not a cursor of this SDK (Page.Cursor makes them)"}
+		return position{}, &cursorError{"not a cursor of this SDK (Page.Cursor makes them)"}
 	}
 	if b[0] != cursorVersion {
-		return 0, 0, &cursorError{fmt.Sprintf("cursor of an unknown version %d", b[0])}
+		return position{}, &cursorError{fmt.Sprintf("cursor of an unknown version %d", b[0])}
 	}
 	l, _ := listOf(u)
 	if b[1] != l.kind {
-		return 0, 0, &cursorError{fmt.Sprintf("the cursor is for %s, not %s", listName(b[1]), listName(l.kind))}
+		return position{}, &cursorError{fmt.Sprintf("the cursor is for %s, not %s", listName(b[1]), listName(l.kind))}
 	}
 	rest := b[2:]
 	s, n := binary.Uvarint(rest)
 	rest = rest[max(n, 0):]
 	lim, m := binary.Uvarint(rest)
 	rest = rest[max(m, 0):]
-	if n <= 0 || m <= 0 || len(rest) != cursorTagLen || s > 1<<31 || lim < 1 || lim > MaxLimit {
-		return 0, 0, &cursorError{"the cursor was altered"}
+	if n <= 0 || m <= 0 || len(rest) != cursorTagLen {
+		return position{}, &cursorError{"the cursor was altered"}
 	}
-	skip, limit = int(s), int(lim)
-	if subtle.ConstantTimeCompare(rest, l.tag(skip, limit)) != 1 {
-		return 0, 0, &cursorError{fmt.Sprintf("the cursor is for another %s (filter, market or include), or was altered", listNoun(l.kind))}
+	if s > math.MaxInt || lim > math.MaxInt {
+		return position{}, &cursorError{"the cursor's position is larger than this platform's int"}
 	}
-	return skip, limit, nil
+	pos := position{skip: int(s), limit: int(lim)}
+	if subtle.ConstantTimeCompare(rest, l.tag(pos)) != 1 {
+		return position{}, &cursorError{fmt.Sprintf("the cursor is for another %s (filter, market or include), or was altered", listNoun(l.kind))}
+	}
+	return pos, nil
 }
 
 // cursorList is what a cursor is bound to: a list endpoint, its gallery,
@@ -180,10 +193,10 @@ func listOf(u *url.URL) (cursorList, bool) {
 
 // tag is the first cursorTagLen bytes of a SHA-256 over the list and a
 // position in it.
-func (l cursorList) tag(skip, limit int) []byte {
+func (l cursorList) tag(pos position) []byte {
 	h := sha256.New()
 	h.Write([]byte("ugc-go cursor v1"))
-	for _, field := range []string{string(l.kind), l.gallery, l.query[0], l.query[1], l.query[2], strconv.Itoa(skip), strconv.Itoa(limit)} {
+	for _, field := range []string{string(l.kind), l.gallery, l.query[0], l.query[1], l.query[2], strconv.Itoa(pos.skip), strconv.Itoa(pos.limit)} {
 		h.Write(binary.AppendUvarint(nil, uint64(len(field))))
 		h.Write([]byte(field))
 	}

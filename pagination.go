@@ -171,6 +171,11 @@ func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cf
 		}
 		u = resumed
 	}
-	m := walk.New(walk.Config{Skip: skipOf(u), Limit: limitOf(u), Ahead: cfg.ahead(), After: cfg.resume.After, FailOnChange: cfg.drift == DriftFail})
-	return &walker{c: c, cfg: cfg, m: m, labels: wantsLabels(u), query: u, throttled: c.throttleStats()}, nil
+	pos, err := positionOf(u)
+	if err != nil {
+		return nil, fmt.Errorf("%w: checkpoint URL's %w", ErrBadNext, err)
+	}
+	limit := pos.limitOr(MaxLimit)
+	m := walk.New(walk.Config{Skip: pos.skip, Limit: limit, Ahead: cfg.readAhead, After: cfg.resume.After, FailOnChange: cfg.drift == DriftFail})
+	return &walker{c: c, cfg: cfg, m: m, labels: wantsLabels(u), query: u, limit: limit, throttled: c.throttleStats()}, nil
 }

@@ -15,14 +15,20 @@ import (
 	"testing"
 
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/internal/walk/walkmodel"
 )
 
-// This file is a generated model of a real server: a plain httptest handler
-// (not ugctest, which follows the contract) serving one list of posts on
-// the posts, gallery and inbox endpoints, whose ways of bending the
-// contract are drawn from a seed. A modelCase is what was drawn; a
-// modelServer serves it, one independent session (its own copy of the list,
-// its own request count) per walk, under a base path of its own.
+// This file serves the generated servers of package walkmodel (the model
+// the machine's property in internal/walk drives too) over HTTP: a plain
+// httptest handler (not ugctest, which follows the contract) serving one
+// list of posts on the posts, gallery or inbox endpoint, with what HTTP
+// adds to the model drawn from streams of its own: the endpoint, the
+// caller's query (filter, market, include), the labels posts carry, nodes
+// that are not posts and not null, next links of every form and escaping,
+// and IDs that differ only in invalid UTF-8. A modelCase is what was
+// drawn; a modelServer serves it, one independent session (its own copy
+// of the list, its own request count) per walk, under a base path of its
+// own.
 
 // modelAPIKey is the key every model server checks in x-api-key.
 const modelAPIKey = "model-key-0123456789"
@@ -39,12 +45,32 @@ var modelGalleryIDs = []string{"summer", "summer:2024", "a b", "été", "x+y", "
 // modelMarkets are the markets a case may localize with.
 var modelMarkets = []string{"de-DE", "fr", "mkt 7"}
 
-// modelEntry is one node of the list: a post (id set) or a node the server
-// sends in a post's place (odd: its raw JSON, such as null).
-type modelEntry struct {
-	id     string
-	labels []string
-	odd    string
+// labelsOf are the labels a post carries: each of modelLabelIDs with a
+// chance of two in five, drawn from a hash of its ID, so that a post
+// inserted during a walk carries labels as one of the list does.
+func labelsOf(id string) []string {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	sum := h.Sum64()
+	var out []string
+	for i, l := range modelLabelIDs {
+		if (sum>>(8*i))&0xff < 102 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// oddNode marks a node that is not a post and is not null: its raw JSON,
+// after a NUL byte (walkmodel.IsPost reads it as not a post).
+func oddNode(raw string) string { return "\x00" + raw }
+
+// rawNode is the JSON of a node that is not a post.
+func rawNode(e string) string {
+	if e == walkmodel.NonPost {
+		return "null"
+	}
+	return e[1:]
 }
 
 // modelQuery is what the caller asks for beyond the position.
@@ -94,23 +120,6 @@ func filterMatches(f ugc.Filter, labels []string) bool {
 	return true
 }
 
-// countMode is how a page's count is written.
-type countMode int
-
-const (
-	countTrue       countMode = iota // the length of the list served
-	countZero                        // 0: "not computed"
-	countMinusOne                    // -1
-	countStaleLower                  // a cached total, lower than the list
-	countPageLength                  // the page's own length
-	countHigher                      // more than the list holds
-	countChanging                    // one of the above, drawn per page
-)
-
-var countModeNames = [...]string{"true", "zero", "-1", "stale-lower", "page-length", "higher", "changing"}
-
-func (m countMode) String() string { return countModeNames[m] }
-
 // nextForm is how a next link names its target.
 type nextForm int
 
@@ -136,71 +145,28 @@ const (
 
 var nextEscapeNames = [...]string{"as-sent", "reencoded", "reordered", "loose", "path-encoded"}
 
-// skipMode is how the server reads skip.
-type skipMode int
-
-const (
-	skipHonoured    skipMode = iota
-	skipIgnoredOnce          // one request (ignoreAt) is served from 0
-	skipRounded              // served from skip rounded down to a multiple of roundTo
-)
-
-// mutationKind is a change of the list during a walk.
-type mutationKind int
-
-const (
-	mutInsert mutationKind = iota
-	mutRemove
-	mutMove
-)
-
-// modelMutation changes the list before request atRequest of a session is
-// answered: ahead of the furthest position served so far, or behind it.
-type modelMutation struct {
-	atRequest int
-	kind      mutationKind
-	// ahead: the change is ahead of the furthest position served (for a
-	// move, the post comes from there and goes behind it), else behind.
-	ahead bool
-}
-
-func (m modelMutation) String() string {
-	side := "behind"
-	if m.ahead {
-		side = "ahead"
-	}
-	return fmt.Sprintf("%s-%s@%d", [...]string{"insert", "remove", "move"}[m.kind], side, m.atRequest)
-}
-
-// modelCase is one generated server and the query a caller walks it with.
+// modelCase is one generated server (walkmodel's), and what HTTP adds:
+// the endpoint and the query a caller walks it with, and how its next
+// links and its nodes are written.
 type modelCase struct {
-	seed     uint64
+	*walkmodel.Case
 	endpoint string // "posts", "gallery" or "inbox"
 	gallery  string
-	limit    int
 	query    modelQuery
-	entries  []modelEntry
 
-	count            countMode
-	staleBy, highBy  int
-	nextForms        []nextForm
-	nextEscapes      []nextEscape
-	skipLimitOnly    float64 // chance that a next link carries only skip and limit
-	earlyNull        bool    // next is null one page before the last (count then tells the truth)
-	startSkip        int     // the caller's skip: nodes of the view passed over
-	skip             skipMode
-	ignoreAt         int
-	roundTo          int
-	pageCap          int // 0: pages of the limit asked
-	nullRuns, oddOut int // how many runs of null nodes, non-object nodes the list holds
-	invalidIDPairs   int // pairs of posts whose IDs differ only in invalid UTF-8 bytes
-	mutations        []modelMutation
+	nextForms      []nextForm
+	nextEscapes    []nextEscape
+	skipLimitOnly  float64 // chance that a next link carries only skip and limit
+	oddOut         int     // nodes that are not posts and not null
+	invalidIDPairs int     // pairs of posts whose IDs differ only in invalid UTF-8 bytes
 }
 
-// newModelCase draws a case from seed.
+// newModelCase draws a case from seed: walkmodel's server, and what HTTP
+// adds to it, each from a stream of its own.
 func newModelCase(seed uint64) *modelCase {
+	base, _ := walkmodel.NewCase(seed)
+	c := &modelCase{Case: base}
 	rng := rand.New(rand.NewPCG(seed, 0x16))
-	c := &modelCase{seed: seed}
 	switch rng.IntN(5) {
 	case 0:
 		c.endpoint = "gallery"
@@ -209,12 +175,6 @@ func newModelCase(seed uint64) *modelCase {
 		c.endpoint = "inbox"
 	default:
 		c.endpoint = "posts"
-	}
-	switch r := rng.IntN(10); {
-	case r < 2:
-		c.limit = 1 + rng.IntN(9)
-	default:
-		c.limit = 10 + rng.IntN(16)
 	}
 	if c.endpoint == "posts" {
 		switch rng.IntN(6) {
@@ -231,35 +191,15 @@ func newModelCase(seed uint64) *modelCase {
 	if c.endpoint != "inbox" && rng.IntN(2) == 0 {
 		c.query.market = modelMarkets[rng.IntN(len(modelMarkets))]
 	}
+	c.drawNext(rng)
+	c.drawOddNodes(rand.New(rand.NewPCG(seed, 0x6f64)))
+	c.drawInvalidIDs(rand.New(rand.NewPCG(seed, 0x6964)))
+	return c
+}
 
-	// The list: posts, a few runs of nulls, a few nodes that are not objects.
-	n := rng.IntN(131)
-	if rng.IntN(10) == 0 {
-		n = rng.IntN(4)
-	}
-	for i := range n {
-		c.entries = append(c.entries, modelEntry{id: fmt.Sprintf("p%03d", i), labels: randomLabels(rng)})
-	}
-	if n > 0 && rng.IntN(10) < 3 {
-		c.nullRuns = 1 + rng.IntN(2)
-		for range c.nullRuns {
-			at, run := rng.IntN(len(c.entries)+1), 1+rng.IntN(35)
-			c.entries = slices.Insert(c.entries, at, slices.Repeat([]modelEntry{{odd: "null"}}, run)...)
-		}
-	}
-	if n > 0 && rng.IntN(10) < 2 {
-		c.oddOut = 1 + rng.IntN(2)
-		for range c.oddOut {
-			odd := []string{`"unresolved"`, `42`, `[]`, `{}`, `{"createdAt":"2024-01-01T00:00:00Z"}`}[rng.IntN(5)]
-			c.entries = slices.Insert(c.entries, rng.IntN(len(c.entries)+1), modelEntry{odd: odd})
-		}
-	}
-
-	c.count = countMode(rng.IntN(int(countChanging) + 1))
-	c.staleBy, c.highBy = 1+rng.IntN(max(len(c.entries), 1)), 1+rng.IntN(30)
-
-	forms := rng.IntN(3) + 1
-	for range forms {
+// drawNext draws how the case's next links are written.
+func (c *modelCase) drawNext(rng *rand.Rand) {
+	for range rng.IntN(3) + 1 {
 		c.nextForms = append(c.nextForms, nextForm(rng.IntN(len(nextFormNames))))
 	}
 	for range rng.IntN(3) + 1 {
@@ -271,77 +211,54 @@ func newModelCase(seed uint64) *modelCase {
 	case 1:
 		c.skipLimitOnly = 0.5
 	}
-	c.earlyNull = rng.IntN(8) == 0
-
-	switch rng.IntN(6) {
-	case 0:
-		c.skip, c.ignoreAt = skipIgnoredOnce, 2+rng.IntN(4)
-	case 1:
-		c.skip, c.roundTo = skipRounded, c.limit
-	case 2:
-		c.skip, c.roundTo = skipRounded, 10
-	}
-	if rng.IntN(5) == 0 {
-		c.pageCap = 10
-		if rng.IntN(2) == 0 {
-			c.pageCap = 3 + rng.IntN(12)
-		}
-	}
-	if c.skip == skipRounded {
-		// A server that rounds skip to a page boundary serves whole
-		// pages: a boundary longer than its pages could not be walked
-		// even by following next verbatim (asked 5, served 0 to 4, next
-		// 5 again).
-		c.roundTo = min(c.roundTo, c.limit, c.pageCapOr(ugc.MaxLimit))
-	}
-
-	if rng.IntN(20) < 7 {
-		for range 1 + rng.IntN(4) {
-			c.mutations = append(c.mutations, modelMutation{
-				atRequest: 2 + rng.IntN(8), kind: mutationKind(rng.IntN(3)), ahead: rng.IntN(2) == 0,
-			})
-		}
-	}
-
-	// Drawn from a stream of its own, so that adding it left every other
-	// dimension of a seed as it was.
-	ids := rand.New(rand.NewPCG(seed, 0x6964))
-	if n >= 2 && ids.IntN(10) == 0 {
-		c.invalidIDPairs = 1 + ids.IntN(2)
-		var at []int
-		for i, e := range c.entries {
-			if e.id != "" {
-				at = append(at, i)
-			}
-		}
-		used := map[int]bool{}
-		for range c.invalidIDPairs {
-			k := ids.IntN(len(at) - 1)
-			if used[k] || used[k+1] {
-				continue // pairs do not overlap: the IDs stay unique
-			}
-			used[k], used[k+1] = true, true
-			first, second := at[k], at[k+1]
-			base := c.entries[first].id
-			// Two IDs that differ only in a byte that is not UTF-8.
-			c.entries[first].id, c.entries[second].id = base+"\xff", base+"\xfe"
-		}
-	}
-
-	// The caller's own skip, on an unchanging list (under changes, which
-	// posts it passes over is a matter of timing). A stream of its own too.
-	if starts := rand.New(rand.NewPCG(seed, 0x736b)); c.benign() && starts.IntN(4) == 0 {
-		c.startSkip = 1 + starts.IntN(len(c.view())+2)
-	}
-	return c
 }
+
+// drawOddNodes writes some of the nodes that are not posts as something
+// else than null: a string, a number, an array, an object without an id.
+func (c *modelCase) drawOddNodes(rng *rand.Rand) {
+	for i, e := range c.Entries {
+		if e == walkmodel.NonPost && rng.IntN(10) < 2 {
+			c.Entries[i] = oddNode([]string{`"unresolved"`, `42`, `[]`, `{}`, `{"createdAt":"2024-01-01T00:00:00Z"}`}[rng.IntN(5)])
+			c.oddOut++
+		}
+	}
+}
+
+// drawInvalidIDs makes, in a tenth of the cases, one or two pairs of
+// posts whose IDs differ only in a byte that is not UTF-8.
+func (c *modelCase) drawInvalidIDs(rng *rand.Rand) {
+	var at []int
+	for i, e := range c.Entries {
+		if walkmodel.IsPost(e) {
+			at = append(at, i)
+		}
+	}
+	if len(at) < 2 || rng.IntN(10) != 0 {
+		return
+	}
+	c.invalidIDPairs = 1 + rng.IntN(2)
+	used := map[int]bool{}
+	for range c.invalidIDPairs {
+		k := rng.IntN(len(at) - 1)
+		if used[k] || used[k+1] {
+			continue // pairs do not overlap: the IDs stay unique
+		}
+		used[k], used[k+1] = true, true
+		first, second := at[k], at[k+1]
+		id := c.Entries[first]
+		c.Entries[first], c.Entries[second] = id+"\xff", id+"\xfe"
+	}
+}
+
+// keeps reports whether a post matches the caller's query.
+func (c *modelCase) keeps(id string) bool { return filterMatches(c.query.filter, labelsOf(id)) }
 
 // view is the list as the caller's query sees it: the nodes that are not
 // posts, and the posts its filter matches.
-func (c *modelCase) view() []modelEntry {
-	var out []modelEntry
-	for _, e := range c.entries {
-		if e.id == "" || filterMatches(c.query.filter, e.labels) {
+func (c *modelCase) view() []string {
+	var out []string
+	for _, e := range c.Entries {
+		if !walkmodel.IsPost(e) || c.keeps(e) {
 			out = append(out, e)
 		}
 	}
@@ -357,25 +274,11 @@ func pickLabels(rng *rand.Rand, n int) []string {
 	return out
 }
 
-func randomLabels(rng *rand.Rand) []string {
-	var out []string
-	for _, id := range modelLabelIDs {
-		if rng.IntN(10) < 4 {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// benign reports whether the case is one a walk must complete without
-// error (issue 16 items 1, 2, 4, 5): an unchanging list, whatever its count
-// says, however next is written (skip and limit only included), with skip
-// rounded to a page, ignored once, pages capped, and runs of nodes that are
-// not posts. A next that is null a page early is not benign: the walk may
-// read on or end with an error.
-func (c *modelCase) benign() bool {
-	return len(c.mutations) == 0 && !c.earlyNull
-}
+// benign reports whether the case is one a walk must complete: an
+// unchanging list, however its count, its next links, its skip and its
+// pages misbehave. A next that is null a page early is not benign: the
+// walk may read on or end with an error.
+func (c *modelCase) benign() bool { return c.Benign() }
 
 // oddBeforeLastPost is how many nodes that are not posts come before the
 // last post the caller's query matches: a walk that yields that post has
@@ -384,8 +287,8 @@ func (c *modelCase) oddBeforeLastPost() int {
 	odd, passed := 0, 0
 	for i, e := range c.view() {
 		switch {
-		case i < c.startSkip: // passed over by the caller's skip, not by the walk
-		case e.id == "":
+		case i < c.StartSkip: // passed over by the caller's skip, not by the walk
+		case !walkmodel.IsPost(e):
 			odd++
 		default:
 			passed = odd
@@ -403,22 +306,9 @@ func (c *modelCase) queryDroppable() bool {
 // String is the case in one line: the dimensions drawn.
 func (c *modelCase) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed=%d endpoint=%s", c.seed, c.endpoint)
+	fmt.Fprintf(&b, "%s endpoint=%s", c.Case, c.endpoint)
 	if c.gallery != "" {
 		fmt.Fprintf(&b, ":%q", c.gallery)
-	}
-	posts := 0
-	for _, e := range c.entries {
-		if e.id != "" {
-			posts++
-		}
-	}
-	fmt.Fprintf(&b, " limit=%d query=%s nodes=%d(posts=%d nullRuns=%d odd=%d invalidIDPairs=%d) count=%s", c.limit, c.query, len(c.entries), posts, c.nullRuns, c.oddOut, c.invalidIDPairs, c.count)
-	switch c.count {
-	case countStaleLower:
-		fmt.Fprintf(&b, "(-%d)", c.staleBy)
-	case countHigher:
-		fmt.Fprintf(&b, "(+%d)", c.highBy)
 	}
 	var forms, escapes []string
 	for _, f := range c.nextForms {
@@ -427,29 +317,8 @@ func (c *modelCase) String() string {
 	for _, e := range c.nextEscapes {
 		escapes = append(escapes, nextEscapeNames[e])
 	}
-	fmt.Fprintf(&b, " next=%s/%s skipLimitOnly=%v earlyNull=%v", strings.Join(forms, "|"), strings.Join(escapes, "|"), c.skipLimitOnly, c.earlyNull)
-	switch c.skip {
-	case skipHonoured:
-		b.WriteString(" skip=honoured")
-	case skipIgnoredOnce:
-		fmt.Fprintf(&b, " skip=ignored-once@%d", c.ignoreAt)
-	case skipRounded:
-		fmt.Fprintf(&b, " skip=rounded-to-%d", c.roundTo)
-	}
-	if c.pageCap > 0 {
-		fmt.Fprintf(&b, " pageCap=%d", c.pageCap)
-	}
-	if c.startSkip > 0 {
-		fmt.Fprintf(&b, " startSkip=%d", c.startSkip)
-	}
-	if len(c.mutations) > 0 {
-		var ms []string
-		for _, m := range c.mutations {
-			ms = append(ms, m.String())
-		}
-		fmt.Fprintf(&b, " mutations=%s", strings.Join(ms, ","))
-	}
-	fmt.Fprintf(&b, " benign=%v", c.benign())
+	fmt.Fprintf(&b, " query=%s odd=%d invalidIDPairs=%d next=%s/%s skipLimitOnly=%v benign=%v",
+		c.query, c.oddOut, c.invalidIDPairs, strings.Join(forms, "|"), strings.Join(escapes, "|"), c.skipLimitOnly, c.benign())
 	return b.String()
 }
 
@@ -462,21 +331,15 @@ type modelServer struct {
 	sessions map[string]*modelSession
 }
 
-// modelSession is one walk's view of the server: its own list, changed by
-// the case's mutations as its requests arrive, and what was served.
+// modelSession is one walk's server: walkmodel's session, under a lock
+// (the handler runs on many goroutines), and what was served.
 type modelSession struct {
-	mu     sync.Mutex // the handler runs on many goroutines
+	mu     sync.Mutex
 	name   string
-	rng    *rand.Rand
-	list   []modelEntry
+	rng    *rand.Rand // how next links are written
+	s      *walkmodel.Session
 	budget int
-
-	requests    int
-	furthest    int             // the furthest position served so far
-	touched     map[string]bool // posts inserted, removed, moved or passed by a move (they need not come)
-	insertSeq   int             // posts inserted so far, for their IDs
-	ignoredDone bool            // the skip ignored once was ignored
-	facts       modelFacts
+	facts  modelFacts
 }
 
 // modelFacts is what a session's server did, for the property's checks.
@@ -486,10 +349,11 @@ type modelFacts struct {
 	firstNextDropped   bool // the first page's next (non-null) carried only skip and limit, dropping the caller's query
 	wrongQueryRequests int  // requests that came without the caller's query (or with another)
 	lastWrongQuery     string
-	earlyLastPage      bool                  // a page without next began before where it was asked
-	touched            map[string]bool       // posts inserted, removed or moved (they need not come)
-	everCanonical      map[string]int        // how many posts of ever have each canonical ID
-	ever               map[string]modelEntry // every post the list held during the walk
+	earlyLastPage      bool            // a page without next began before where it was asked
+	touched            map[string]bool // posts inserted, removed or moved (they need not come)
+	lost               map[string]bool // posts the server sent another in place of (they cannot come)
+	everCanonical      map[string]int  // how many posts of ever have each canonical ID
+	ever               map[string]bool // every post the list held during the walk
 }
 
 func newModelServer(t *testing.T, c *modelCase) *modelServer {
@@ -507,29 +371,23 @@ func newModelServer(t *testing.T, c *modelCase) *modelServer {
 func (s *modelServer) session(name string) (*modelSession, string) {
 	h := fnv.New64a()
 	h.Write([]byte(name))
+	stream := h.Sum64()
 	sess := &modelSession{
-		name: name, rng: rand.New(rand.NewPCG(s.c.seed, h.Sum64())),
-		list: slices.Clone(s.c.entries), touched: map[string]bool{},
-		facts: modelFacts{countLiedOnAll: true, ever: map[string]modelEntry{}},
+		name: name, rng: rand.New(rand.NewPCG(s.c.Seed, stream^0x6e78)),
+		s:     walkmodel.NewSession(s.c.Case, stream),
+		facts: modelFacts{countLiedOnAll: true, ever: map[string]bool{}},
 	}
-	pages := len(s.c.entries)/max(min(s.c.limit, s.c.pageCapOr(25)), 1) + 1
+	pages := len(s.c.Entries)/max(min(s.c.Limit, s.c.PageCapOr(25)), 1) + 1
 	sess.budget = 12*pages + 60
-	for _, e := range sess.list {
-		if e.id != "" {
-			sess.facts.ever[e.id] = e
+	for _, e := range s.c.Entries {
+		if walkmodel.IsPost(e) {
+			sess.facts.ever[e] = true
 		}
 	}
 	s.mu.Lock()
 	s.sessions[name] = sess
 	s.mu.Unlock()
 	return sess, s.host + "/" + name
-}
-
-func (c *modelCase) pageCapOr(d int) int {
-	if c.pageCap > 0 {
-		return c.pageCap
-	}
-	return d
 }
 
 func modelError(w http.ResponseWriter, status int, msg string) {
@@ -628,89 +486,38 @@ func (s *modelSession) serve(w http.ResponseWriter, c *modelCase, host string, r
 // that a change of the list and a page never interleave; ok is false past
 // the session's request budget.
 func (s *modelSession) answer(c *modelCase, host string, req modelRequest) (body string, ok bool) {
-	r, filter, market, include, limit, skip := req.r, req.filter, req.market, req.include, req.limit, req.skip
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests++
-	n := s.requests
-	if n > s.budget {
+	if s.facts.pagesServed >= s.budget {
 		return "", false
 	}
-	for _, m := range c.mutations {
-		if m.atRequest == n {
-			s.mutate(m)
-		}
-	}
-	if filter.String() != c.query.filter.String() ||
-		market != c.query.market || include != c.query.include {
+	if req.filter.String() != c.query.filter.String() || req.market != c.query.market || req.include != c.query.include {
 		s.facts.wrongQueryRequests++
-		s.facts.lastWrongQuery = r.URL.RawQuery
+		s.facts.lastWrongQuery = req.r.URL.RawQuery
 	}
-
 	// The list as this request sees it: filtered only when it asks.
-	view := s.list
-	if len(filter) > 0 {
-		view = nil
-		for _, e := range s.list {
-			if e.id == "" || filterMatches(filter, e.labels) {
-				view = append(view, e)
-			}
-		}
+	s.s.Keep = nil
+	if len(req.filter) > 0 {
+		s.s.Keep = func(id string) bool { return filterMatches(req.filter, labelsOf(id)) }
 	}
-	served := limit
-	if c.pageCap > 0 {
-		served = min(served, c.pageCap)
-	}
-	from := skip
-	nextFrom := -1 // where next starts: from + len(nodes) unless set
-	switch c.skip {
-	case skipIgnoredOnce:
-		if !s.ignoredDone && n >= c.ignoreAt && skip > 0 {
-			s.ignoredDone = true
-			from = 0
-			nextFrom = skip // next written from the skip asked
-		}
-	case skipRounded:
-		from = skip - skip%c.roundTo
-	}
-	from = min(from, len(view))
-	nodes := view[from:min(from+served, len(view))]
-	end := from + len(nodes)
-	if nextFrom < 0 {
-		nextFrom = end
-	} else {
-		nextFrom += len(nodes)
-	}
-	s.furthest = max(s.furthest, end)
-
-	hasNext := len(nodes) > 0 && end < len(view)
-	early := false
-	if hasNext && c.earlyNull && end+served >= len(view) {
-		hasNext, early = false, true
-	}
-
-	if from < skip && !hasNext {
+	a := s.s.Answer(req.skip, req.limit)
+	if a.From < req.skip && !a.Next {
 		s.facts.earlyLastPage = true
 	}
-	count := s.count(c, len(view), len(nodes))
-	if early {
-		count = max(count, len(view)) // a null next the count contradicts: the walk can tell
-	}
 	s.facts.pagesServed++
-	if count == len(view) {
+	if a.Count == a.Seen {
 		s.facts.countLiedOnAll = false
 	}
-
 	if *modelTrace {
 		fmt.Printf("model: #%d skip=%d limit=%d -> from=%d nodes=%d [%s] count=%d next=%v@%d list=%d\n",
-			n, skip, limit, from, len(nodes), layout(nodes), count, hasNext, nextFrom, len(view))
+			a.Number, req.skip, req.limit, a.From, len(a.Nodes), layout(a.Nodes), a.Count, a.Next, a.NextSkip, a.Seen)
 	}
 	var b strings.Builder
 	b.WriteString(`{"count":`)
-	b.WriteString(strconv.Itoa(count))
+	b.WriteString(strconv.Itoa(a.Count))
 	b.WriteString(`,"next":`)
-	if hasNext {
-		next, dropped := s.nextLink(c, host, r, nextFrom, limit)
+	if a.Next {
+		next, dropped := s.nextLink(c, host, req.r, a.NextSkip, req.limit)
 		if s.facts.pagesServed == 1 && dropped && c.queryDroppable() {
 			s.facts.firstNextDropped = true
 		}
@@ -719,24 +526,23 @@ func (s *modelSession) answer(c *modelCase, host string, req modelRequest) (body
 		b.WriteString("null")
 	}
 	b.WriteString(`,"nodes":[`)
-	for i, e := range nodes {
+	for i, e := range a.Nodes {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if e.id == "" {
-			b.WriteString(e.odd)
+		if !walkmodel.IsPost(e) {
+			b.WriteString(rawNode(e))
 			continue
 		}
-		writeModelPost(&b, e, market, include)
+		writeModelPost(&b, e, req.market, req.include)
 	}
 	b.WriteString("]}")
 	return b.String(), true
 }
 
-// firstID is the ID of the first post of nodes, for a trace.
 // layout shows a page's nodes for -model-trace: post IDs, and runs of
 // nodes that are not posts as -×n.
-func layout(nodes []modelEntry) string {
+func layout(nodes []string) string {
 	var parts []string
 	run := 0
 	flush := func() {
@@ -746,36 +552,15 @@ func layout(nodes []modelEntry) string {
 		}
 	}
 	for _, e := range nodes {
-		if e.id == "" {
+		if !walkmodel.IsPost(e) {
 			run++
 			continue
 		}
 		flush()
-		parts = append(parts, e.id)
+		parts = append(parts, e)
 	}
 	flush()
 	return strings.Join(parts, " ")
-}
-
-// count writes a page's count as the case says.
-func (s *modelSession) count(c *modelCase, listLen, pageLen int) int {
-	mode := c.count
-	if mode == countChanging {
-		mode = countMode(s.rng.IntN(int(countChanging)))
-	}
-	switch mode {
-	case countZero:
-		return 0
-	case countMinusOne:
-		return -1
-	case countStaleLower:
-		return max(listLen-c.staleBy, 0)
-	case countPageLength:
-		return pageLen
-	case countHigher:
-		return listLen + c.highBy
-	}
-	return listLen
 }
 
 // nextLink writes the next link of a page, in one of the case's forms and
@@ -871,73 +656,18 @@ func looseEscape(v string) string {
 	return b.String()
 }
 
-// mutate applies one change to the list.
-func (s *modelSession) mutate(m modelMutation) {
-	cut := min(s.furthest, len(s.list))
-	side := func(ahead bool) (lo, hi int) {
-		if ahead {
-			return cut, len(s.list)
-		}
-		return 0, cut
-	}
-	pickPost := func(ahead bool) int {
-		lo, hi := side(ahead)
-		var at []int
-		for i := lo; i < hi; i++ {
-			if s.list[i].id != "" && !s.touched[s.list[i].id] {
-				at = append(at, i)
-			}
-		}
-		if len(at) == 0 {
-			return -1
-		}
-		return at[s.rng.IntN(len(at))]
-	}
-	switch m.kind {
-	case mutInsert:
-		lo, hi := side(m.ahead)
-		s.insertSeq++
-		e := modelEntry{id: fmt.Sprintf("n%s-%02d", s.name, s.insertSeq), labels: randomLabels(s.rng)}
-		s.list = slices.Insert(s.list, lo+s.rng.IntN(hi-lo+1), e)
-		s.facts.ever[e.id] = e
-		s.touched[e.id] = true
-	case mutRemove:
-		if i := pickPost(m.ahead); i >= 0 {
-			s.touched[s.list[i].id] = true
-			s.list = slices.Delete(s.list, i, i+1)
-		}
-	case mutMove:
-		if i := pickPost(m.ahead); i >= 0 {
-			e := s.list[i]
-			s.touched[e.id] = true
-			s.list = slices.Delete(s.list, i, i+1)
-			lo, hi := side(!m.ahead)
-			hi = min(hi, len(s.list))
-			lo = min(lo, hi)
-			j := lo + s.rng.IntN(hi-lo+1)
-			// The posts it passes change their order with it: they do not
-			// keep their place in the order either.
-			for _, p := range s.list[min(i, j):max(i, j)] {
-				if p.id != "" {
-					s.touched[p.id] = true
-				}
-			}
-			s.list = slices.Insert(s.list, j, e)
-		}
-	}
-}
-
 // writeModelPost writes a post as the server would for a request with
 // market and include: the comment tells which labels the post carries and
 // which market it was localized for, so a walk that drops its query shows.
-func writeModelPost(b *strings.Builder, e modelEntry, market string, include bool) {
+func writeModelPost(b *strings.Builder, id string, market string, include bool) {
+	labels := labelsOf(id)
 	// The ID goes out as its raw bytes (invalid UTF-8 too, as a server that
 	// does not check its strings sends it); model IDs need no escaping.
 	fmt.Fprintf(b, `{"id":"%s","createdAt":"2024-01-02T03:04:05Z","media":{"location":"https://cdn.example/%s.jpg"},"taggedProducts":[],"comment":%s`,
-		e.id, url.PathEscape(e.id), strconv.Quote("labels="+strings.Join(e.labels, ",")+";market="+market))
+		id, url.PathEscape(id), strconv.Quote("labels="+strings.Join(labels, ",")+";market="+market))
 	if include {
 		b.WriteString(`,"labels":[`)
-		for i, l := range e.labels {
+		for i, l := range labels {
 			if i > 0 {
 				b.WriteByte(',')
 			}
@@ -953,21 +683,21 @@ func writeModelPost(b *strings.Builder, e modelEntry, market string, include boo
 func (s *modelSession) appendPost(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := modelEntry{id: id, labels: []string{modelLabelIDs[0]}}
-	s.list = append(s.list, e)
-	s.facts.ever[id] = e
+	s.s.Append(id)
+	s.facts.ever[id] = true
 }
 
 // required returns the posts a complete walk of the session must yield:
-// those of the initial list that match the caller's query and were never
-// removed or moved. Call it after the walk.
+// those of the initial list that match the caller's query, past its skip,
+// never removed or moved, and not one the server sent another in place of.
+// Call it after the walk.
 func (s *modelSession) required(c *modelCase) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
 	for i, e := range c.view() {
-		if e.id != "" && !s.touched[e.id] && i >= c.startSkip {
-			out = append(out, e.id)
+		if walkmodel.IsPost(e) && !s.s.Touched[e] && !s.s.Lost[e] && i >= c.StartSkip {
+			out = append(out, e)
 		}
 	}
 	return out
@@ -979,9 +709,13 @@ func (s *modelSession) snapshot() modelFacts {
 	defer s.mu.Unlock()
 	out := s.facts
 	out.ever = maps.Clone(s.facts.ever)
-	out.touched = maps.Clone(s.touched)
+	out.touched = maps.Clone(s.s.Touched)
+	out.lost = maps.Clone(s.s.Lost)
+	for id := range out.touched {
+		out.ever[id] = true // inserted posts among them
+	}
 	out.everCanonical = map[string]int{}
-	for id := range s.facts.ever {
+	for id := range out.ever {
 		out.everCanonical[canonicalID(id)]++
 	}
 	return out

@@ -61,8 +61,8 @@ func (c *Client) getPageUnmasked(ctx context.Context, u *url.URL, labels bool, o
 	if err != nil {
 		return nil, err
 	}
-	body := c.pageBody()
-	defer c.bodies.Put(body)
+	body := &pageBody{}
+	defer c.releaseBody(body)
 	rs := c.newRetryState(call)
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
@@ -130,6 +130,7 @@ type retryState struct {
 	timeout  time.Duration // of each attempt; 0: none
 	last     error         // the last attempt's error
 	retries  int           // retries made, against retryMax
+	spent    int           // retries that took a token of the Client's retry budget
 	budget   time.Duration // the throttle budget: time the call may wait for the quota
 	waited   time.Duration // time its attempts waited for their turn
 }
@@ -216,8 +217,11 @@ func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo
 			return rs.throttleError(ctx, apiErr, ans.wait)
 		}
 	case rs.retries < rs.retryMax && (cutShort || retryable(context.WithoutCancel(ctx), resp, err)):
-		if !c.retries.Take() {
-			return fmt.Errorf("%w: %w", ErrRetryBudgetExhausted, withAttempts(err, a.Endpoint, a.Attempt))
+		if spendsRetryBudget(err) {
+			if !c.retries.Take() {
+				return fmt.Errorf("%w: %w", ErrRetryBudgetExhausted, withAttempts(err, a.Endpoint, a.Attempt))
+			}
+			rs.spent++
 		}
 		rs.retries++
 		a.Retry = true
@@ -229,7 +233,7 @@ func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo
 // succeeded settles a call whose attempt succeeded: the retry budget gets
 // its tokens back, and WithResponseInto gets the answer's facts.
 func (c *Client) succeeded(call callConfig, rs retryState, resp *http.Response, attempt int, ans answer) {
-	c.retries.Succeeded(rs.retries)
+	c.retries.Succeeded(rs.spent)
 	if call.response != nil {
 		c.responseMu.Lock()
 		*call.response = ResponseInfo{StatusCode: resp.StatusCode, Header: c.masker.maskHeader(resp.Header), Attempts: attempt, RateLimit: ans.limit}
@@ -312,26 +316,26 @@ func (c *Client) maskedLimit(rl *RateLimit) *RateLimit {
 // error status is an *APIError; a body or JSON cut short is one to retry
 // (cutShort).
 func (c *Client) readPage(ctx context.Context, u *url.URL, labels bool, resp *http.Response, body *pageBody, hooks attemptHooks) (cutShort bool, err error) {
-	body.buf.Reset()
-	readErr := c.readBody(resp.Body, &body.buf)
+	buf := c.bodyBuffer(body)
+	readErr := c.readBody(resp.Body, buf)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// a cut-short error body still says what it can
-		return false, newAPIError(http.MethodGet, u.Path, resp, body.buf.Bytes(), c.masker)
+		return false, newAPIError(http.MethodGet, u.Path, resp, buf.Bytes(), c.masker)
 	}
 	if readErr == nil && hooks.read != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		hooks.read()
 	}
 	if readErr != nil {
-		return !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, body.buf.Bytes(), readErr)
+		return !errors.Is(readErr, errBodyTooLarge), c.decodeError(u.Path, resp, buf.Bytes(), readErr)
 	}
-	page, err := decodePage(body.buf.Bytes(), labels, c.masker.mask)
+	page, err := decodePage(buf.Bytes(), labels, c.masker.mask)
 	if err != nil {
 		// JSON cut short behind complete framing is retried like a body
 		// cut short on the wire.
-		return errors.Is(err, errTruncatedJSON), c.decodeError(u.Path, resp, body.buf.Bytes(), err)
+		return errors.Is(err, errTruncatedJSON), c.decodeError(u.Path, resp, buf.Bytes(), err)
 	}
 	if err := c.checkDeviations(ctx, u, page); err != nil {
-		return false, c.decodeError(u.Path, resp, body.buf.Bytes(), err)
+		return false, c.decodeError(u.Path, resp, buf.Bytes(), err)
 	}
 	page.Next = absoluteNext(u, page.Next)
 	body.page = page
@@ -357,21 +361,32 @@ type attemptHooks struct {
 	retry func()
 }
 
-// pageBody holds the body of an answer, reused across calls.
+// pageBody holds the body of an answer and its page. Its buffer comes
+// from the client's pool when an answer arrives, not before: a request
+// that waits for a connection or its turn holds none.
 type pageBody struct {
-	buf  bytes.Buffer
+	buf  *bytes.Buffer
 	page *Page
 }
 
-// pageBody returns a pooled pageBody, ready for a call.
-func (c *Client) pageBody() *pageBody {
-	b, _ := c.bodies.Get().(*pageBody)
-	if b == nil {
-		b = &pageBody{}
+// bodyBuffer returns body's buffer, emptied: one from the client's pool
+// the first time.
+func (c *Client) bodyBuffer(body *pageBody) *bytes.Buffer {
+	if body.buf == nil {
+		body.buf, _ = c.bodies.Get().(*bytes.Buffer)
+		if body.buf == nil {
+			body.buf = new(bytes.Buffer)
+		}
 	}
-	b.buf.Reset()
-	b.page = nil
-	return b
+	body.buf.Reset()
+	return body.buf
+}
+
+// releaseBody puts body's buffer, if it took one, back in the pool.
+func (c *Client) releaseBody(body *pageBody) {
+	if body.buf != nil {
+		c.bodies.Put(body.buf)
+	}
 }
 
 // errBodyTooLarge is a body over the client's cap.

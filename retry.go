@@ -32,6 +32,23 @@ func retryable(ctx context.Context, resp *http.Response, err error) bool {
 	return retry
 }
 
+// spendsRetryBudget reports whether retrying an attempt that failed with
+// err takes a token of the Client's retry budget, which is meant for
+// outages. A local resource that ran out (file descriptors, ephemeral
+// ports, socket buffers: thousands of requests at once on a transport with
+// no cap on its connections; see [localExhaustion]) says nothing of the
+// server: its retries are still bounded by WithRetryMax and spaced by the
+// backoff, but they leave the budget to calls that meet a server that is
+// down.
+func spendsRetryBudget(err error) bool {
+	for _, e := range localExhaustion {
+		if errors.Is(err, e) {
+			return false
+		}
+	}
+	return true
+}
+
 // withAttempts records the attempt count on the SDK's own errors and names
 // the request on a transport's.
 func withAttempts(err error, path string, attempts int) error {

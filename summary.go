@@ -189,7 +189,7 @@ func (w *walker) record(events ...event) {
 			s.Shortfall = max(e.n, 0)
 		case evHandedOut:
 			// The caller stopped after e.n posts of the last page.
-			s.Posts -= len(w.out.Nodes) - e.n
+			s.Posts -= w.handed - e.n
 			s.Checkpoint = w.checkpoint(e.n)
 		case evPosts, evRepeats:
 			*s.tally(e.kind) += e.n
@@ -257,11 +257,7 @@ func (w *walker) finishSummary() {
 	w.sum.Retries = int(w.retries.Load())
 	w.sum.addThrottling(w.throttled, w.c.throttleStats())
 	if w.sum.Checkpoint == (Checkpoint{}) {
-		n := 0
-		if w.out != nil {
-			n = len(w.out.Nodes)
-		}
-		w.sum.Checkpoint = w.checkpoint(n)
+		w.sum.Checkpoint = w.checkpoint(w.handed)
 	}
 	if w.cfg.summary != nil {
 		*w.cfg.summary = w.sum

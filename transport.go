@@ -46,14 +46,23 @@ func newHTTPClient(o options, base *url.URL, apiKey string) *http.Client {
 	return &hc
 }
 
+// maxConnsPerHost is how many connections the default transport opens to
+// one host at most, and keeps open when idle: a request beyond them waits
+// for one to be free, it does not fail. Thousands of walks at once then
+// cost that many connections, not one each (a descriptor and an ephemeral
+// port apiece, which run out: "too many open files"), and connections are
+// reused rather than closed and dialled again.
+const maxConnsPerHost = 256
+
 // defaultTransport is the transport of a client given no *http.Client (or
 // one with a nil Transport). It sends through a clone of
-// http.DefaultTransport with enough idle connections per host for parallel
-// iteration, as long as http.DefaultTransport is still the transport it was
-// cloned from. Once http.DefaultTransport is replaced (gock.New does so, and
-// gock.Off restores it), each request goes through whatever
-// http.DefaultTransport is at that moment: a client built before gock.New
-// still reaches gock's interception.
+// http.DefaultTransport capped at maxConnsPerHost connections per host, as
+// long as http.DefaultTransport is still the transport it was cloned from.
+// Once http.DefaultTransport is replaced (gock.New does so, and gock.Off
+// restores it), each request goes through whatever http.DefaultTransport is
+// at that moment: a client built before gock.New still reaches gock's
+// interception. A caller's own transport ([WithHTTPClient]) is used as
+// given.
 type defaultTransport struct {
 	orig  http.RoundTripper // http.DefaultTransport when cloned
 	clone *http.Transport   // nil: DefaultTransport was not an *http.Transport
@@ -63,7 +72,8 @@ func newDefaultTransport() *defaultTransport {
 	t := &defaultTransport{orig: http.DefaultTransport}
 	if ht, ok := t.orig.(*http.Transport); ok {
 		t.clone = ht.Clone()
-		t.clone.MaxIdleConnsPerHost = 32
+		t.clone.MaxConnsPerHost = maxConnsPerHost
+		t.clone.MaxIdleConnsPerHost = maxConnsPerHost
 	}
 	return t
 }

@@ -22,8 +22,10 @@ type walker struct {
 	m      *walk.Machine
 	labels bool
 	// query is the walk's first request as built (the caller's, or the
-	// checkpoint's): its query goes on every request.
+	// checkpoint's): its query goes on every request. limit is its page
+	// size.
 	query *url.URL
+	limit int
 	wants []walk.Request
 	// taken is the last answer taken that was not a probe, the page the
 	// machine's steps index; refused is why its next link was refused.
@@ -32,9 +34,9 @@ type walker struct {
 	// probeIDs and probeNode are the buffers of a probe's answer.
 	probeIDs  []string
 	probeNode []int
-	// out is the last page yielded: the checkpoint of a loop that breaks
-	// in its middle.
-	out     *Page
+	// handed is how many posts the last page yielded held: the checkpoint
+	// of a loop that breaks in its middle stands among them.
+	handed  int
 	sum     WalkSummary
 	retries atomic.Int64
 	// logged counts the log lines of each kind of event, so that only the
@@ -57,7 +59,7 @@ type answerPage struct {
 // did not end as it should, the error that says why. Every request it sent
 // has ended when it returns.
 func (w *walker) run(ctx context.Context, yield func(*Page, error) bool) {
-	win := newWindow(ctx, w.cfg.ahead() == 0, w.cfg.readAhead == 1, w.get)
+	win := newWindow(ctx, w.cfg.readAhead, &w.c.readAheads, w.get)
 	defer win.close()
 	defer w.finishSummary()
 	for {
@@ -84,6 +86,13 @@ func (w *walker) run(ctx context.Context, yield func(*Page, error) bool) {
 		}
 		if step.Emit && !w.yieldPage(step, devs, yield) {
 			return
+		}
+		if step.Placed {
+			// The caller has its posts: the walk keeps nothing of the page
+			// (its posts, nor their IDs, which share the page's text) while
+			// it waits for the next.
+			w.taken.page = nil
+			clear(w.taken.seen.IDs)
 		}
 		if step.End != nil {
 			if err := w.endErr(step.End); err != nil {
@@ -174,7 +183,8 @@ func (w *walker) read(ctx context.Context, req walk.Request, page *Page) answerP
 			w.refused = err
 		}
 	case next != nil:
-		a.seen.Next = walk.Next{Present: true, Skip: skipOf(next), Limit: limitOf(next)}
+		pos, _ := positionOf(next) // resolveNext read it
+		a.seen.Next = walk.Next{Present: true, Skip: pos.skip, Limit: pos.limitOr(MaxLimit)}
 	}
 	return a
 }
@@ -195,7 +205,7 @@ func (w *walker) yieldPage(step walk.Step, devs []Deviation, yield func(*Page, e
 		}
 	}
 	out := &Page{Count: a.page.Count, Nodes: nodes, Deviations: devs}
-	w.out = out
+	w.handed = len(nodes)
 	out.Checkpoint = w.checkpoint(len(nodes))
 	if step.End == nil {
 		out.Next = w.url(w.m.Resume()).String()
@@ -244,7 +254,7 @@ func (w *walker) url(r walk.Request) *url.URL {
 // by which it places its first page.
 func (w *walker) checkpoint(n int) Checkpoint {
 	skip, after := w.m.Checkpoint(n)
-	return Checkpoint{URL: withParam(withParam(w.query, "skip", skip), "limit", limitOf(w.query)).String(), After: after}
+	return Checkpoint{URL: withPosition(w.query, position{skip: skip, limit: w.limit}).String(), After: after}
 }
 
 // deviationsOf returns the deviations of a page that concern its new posts

@@ -23,6 +23,7 @@ import (
 	"github.com/ugcposts/ugc-go/ugctest"
 
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/internal/walk/walkmodel"
 )
 
 // The smallest cases of issue 16, written out: each is a point of the
@@ -32,19 +33,8 @@ import (
 // plainModelCase is a case that follows the contract: n posts, true count,
 // absolute next with the request's own query, skip honoured.
 func plainModelCase(endpoint string, n, limit int) *modelCase {
-	c := &modelCase{endpoint: endpoint, limit: limit, count: countTrue,
-		nextForms: []nextForm{nextFormAbsolute}, nextEscapes: []nextEscape{nextEscapeAsSent}}
-	for i := range n {
-		// Labels alternate, so a filter on the first label keeps half.
-		var labels []string
-		if i%2 == 0 {
-			labels = []string{modelLabelIDs[0]}
-		} else {
-			labels = []string{modelLabelIDs[1], modelLabelIDs[2]}
-		}
-		c.entries = append(c.entries, modelEntry{id: fmt.Sprintf("p%03d", i), labels: labels})
-	}
-	return c
+	return &modelCase{Case: &walkmodel.Case{Limit: limit, Count: walkmodel.CountTrue, Entries: walkmodel.MakeIDs("p", n)},
+		endpoint: endpoint, nextForms: []nextForm{nextFormAbsolute}, nextEscapes: []nextEscape{nextEscapeAsSent}}
 }
 
 // TestRealServerExamplesOfIssue16 walks the issue's examples in every
@@ -52,10 +42,10 @@ func plainModelCase(endpoint string, n, limit int) *modelCase {
 // in order, without error, and say in the summary what it forgave.
 func TestRealServerExamplesOfIssue16(t *testing.T) {
 	t.Parallel()
-	withCount := func(m countMode, staleBy int) func() *modelCase {
+	withCount := func(m walkmodel.CountMode, staleBy int) func() *modelCase {
 		return func() *modelCase {
 			c := plainModelCase("posts", 75, 25)
-			c.count, c.staleBy = m, staleBy
+			c.Count, c.StaleBy = m, staleBy
 			return c
 		}
 	}
@@ -64,10 +54,10 @@ func TestRealServerExamplesOfIssue16(t *testing.T) {
 		build func() *modelCase
 	}{
 		// Item 1: a count lower than the list (25 of 75 today in parallel).
-		{"count 0 over 75 posts", withCount(countZero, 0)},
-		{"count the page's length over 75 posts", withCount(countPageLength, 0)},
-		{"stale count 50 over 75 posts", withCount(countStaleLower, 25)},
-		{"count -1 over 75 posts", withCount(countMinusOne, 0)},
+		{"count 0 over 75 posts", withCount(walkmodel.CountZero, 0)},
+		{"count the page's length over 75 posts", withCount(walkmodel.CountPageLength, 0)},
+		{"stale count 50 over 75 posts", withCount(walkmodel.CountStaleLower, 25)},
+		{"count -1 over 75 posts", withCount(walkmodel.CountMinusOne, 0)},
 		// Item 2: next with only skip and limit.
 		{"next with only skip and limit on a label-filtered walk", func() *modelCase {
 			c := plainModelCase("posts", 75, 10)
@@ -90,14 +80,13 @@ func TestRealServerExamplesOfIssue16(t *testing.T) {
 		// Item 4: 30 nodes in a row that cannot be posts.
 		{"30 null nodes in a row", func() *modelCase {
 			c := plainModelCase("posts", 75, 25)
-			c.entries = slices.Insert(c.entries, 30, slices.Repeat([]modelEntry{{odd: "null"}}, 30)...)
-			c.nullRuns = 1
+			c.Entries = slices.Insert(c.Entries, 30, slices.Repeat([]string{walkmodel.NonPost}, 30)...)
 			return c
 		}},
 		// Item 5: skip rounded down to a page boundary (asked 24, served 0).
 		{"skip rounded down to a page boundary", func() *modelCase {
 			c := plainModelCase("posts", 75, 25)
-			c.skip, c.roundTo = skipRounded, 25
+			c.Skip, c.RoundTo = walkmodel.SkipRounded, 25
 			return c
 		}},
 	}
@@ -149,7 +138,7 @@ func TestResumeAfterTheLastPageIsExactlyOnce(t *testing.T) {
 				next, cp = page.Next, page.Checkpoint
 			}
 			require.Equal(t, 75, n, "the first run walks the whole list")
-			require.Equal(t, "p074", lastID)
+			require.Equal(t, "p0074", lastID)
 			require.Empty(t, next, "after the last page Next is empty")
 			require.Equal(t, lastID, cp.After, "the checkpoint stands after the last post")
 
@@ -158,11 +147,11 @@ func TestResumeAfterTheLastPageIsExactlyOnce(t *testing.T) {
 			assert.NoError(t, again.err)
 			assertIDs(t, nil, idsOf(again.posts), "resumed after the last page of an unchanged list: nothing")
 
-			sess.appendPost("p075")
+			sess.appendPost("p0075")
 			var added modelWalk
 			added.collect(c.modelPosts(ctx, cl, append(mode.opts, resumeWalk(cp))))
 			assert.NoError(t, added.err)
-			assertIDs(t, []string{"p075"}, idsOf(added.posts), "resumed after the last page: only the post added since")
+			assertIDs(t, []string{"p0075"}, idsOf(added.posts), "resumed after the last page: only the post added since")
 		})
 	}
 }
@@ -356,25 +345,24 @@ func TestEveryCheckpointResumesExactlyOnce(t *testing.T) {
 	t.Parallel()
 	for seed := range heavyOr[uint64](120, 12) {
 		rng := rand.New(rand.NewPCG(seed, 16))
-		c := &modelCase{seed: seed, endpoint: "posts", limit: 2 + rng.IntN(24), count: countTrue,
-			nextForms: []nextForm{nextFormAbsolute}, nextEscapes: []nextEscape{nextEscapeAsSent}}
+		c := &modelCase{Case: &walkmodel.Case{Seed: seed, Limit: 2 + rng.IntN(24), Count: walkmodel.CountTrue},
+			endpoint: "posts", nextForms: []nextForm{nextFormAbsolute}, nextEscapes: []nextEscape{nextEscapeAsSent}}
 		if rng.IntN(3) > 0 {
-			c.skip, c.roundTo = skipRounded, min([]int{c.limit, 10}[rng.IntN(2)], c.limit)
+			c.Skip, c.RoundTo = walkmodel.SkipRounded, min([]int{c.Limit, 10}[rng.IntN(2)], c.Limit)
 		}
 		var ids []string
 		at := map[string]int{}    // where each post stands
 		nulls := rng.IntN(2) == 0 // runs of them before a quarter of the posts
 		for i := range 5 + rng.IntN(40) {
 			if nulls && rng.IntN(4) == 0 {
-				c.nullRuns++
-				for range 1 + rng.IntN(2*c.limit) {
-					c.entries = append(c.entries, modelEntry{odd: "null"})
+				for range 1 + rng.IntN(2*c.Limit) {
+					c.Entries = append(c.Entries, walkmodel.NonPost)
 				}
 			}
 			id := fmt.Sprintf("p%03d", i)
-			at[id] = len(c.entries)
+			at[id] = len(c.Entries)
 			ids = append(ids, id)
-			c.entries = append(c.entries, modelEntry{id: id})
+			c.Entries = append(c.Entries, id)
 		}
 		srv := newModelServer(t, c)
 		for _, mode := range walkModes()[:5] {
@@ -397,7 +385,7 @@ func TestEveryCheckpointResumesExactlyOnce(t *testing.T) {
 					_, base := srv.session(name)
 					rcl, err := ugc.NewClient(base, modelAPIKey, ugc.WithRetryWait(0, 0), ugc.WithHTTPClient(hc))
 					require.NoError(t, err)
-					if c.skip == skipHonoured && cp.After != "" {
+					if c.Skip == walkmodel.SkipHonoured && cp.After != "" {
 						u, err := url.Parse(cp.URL)
 						require.NoError(t, err)
 						assert.Equal(t, strconv.Itoa(at[cp.After]+1), u.Query().Get("skip"), "the checkpoint after %s (%s)", cp.After, c)
@@ -430,7 +418,7 @@ func TestSkipOnAServerThatRoundsIt(t *testing.T) {
 		for roundTo := 1; roundTo <= limit; roundTo++ {
 			c := plainModelCase("posts", n, limit)
 			if roundTo > 1 {
-				c.skip, c.roundTo = skipRounded, roundTo
+				c.Skip, c.RoundTo = walkmodel.SkipRounded, roundTo
 			}
 			srv := newModelServer(t, c)
 			for _, mode := range walkModes()[:5] {
@@ -447,7 +435,7 @@ func TestSkipOnAServerThatRoundsIt(t *testing.T) {
 						require.NoError(t, w.err, "skip %d", skip)
 						var want []string
 						for i := skip; i < n; i++ {
-							want = append(want, fmt.Sprintf("p%03d", i))
+							want = append(want, fmt.Sprintf("p%04d", i))
 						}
 						assertIDs(t, want, idsOf(w.posts), "skip %d: the posts after the first %d, once", skip, skip)
 						if served := skip - skip%roundTo; served < skip && served < n {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/internal/walk/walkmodel"
 )
 
 var (
@@ -64,9 +65,9 @@ func walkModes() []walkMode {
 func (c *modelCase) modelPosts(ctx context.Context, cl *ugc.Client, opts []ugc.Option) iter.Seq2[ugc.Post, error] {
 	switch c.endpoint {
 	case "gallery":
-		return cl.AllGalleryPosts(ctx, c.gallery, &ugc.GalleryPostsParams{Limit: c.limit, Skip: c.startSkip, Market: c.query.market}, opts...)
+		return cl.AllGalleryPosts(ctx, c.gallery, &ugc.GalleryPostsParams{Limit: c.Limit, Skip: c.StartSkip, Market: c.query.market}, opts...)
 	case "inbox":
-		return cl.AllInbox(ctx, &ugc.InboxParams{Limit: c.limit, Skip: c.startSkip}, opts...)
+		return cl.AllInbox(ctx, &ugc.InboxParams{Limit: c.Limit, Skip: c.StartSkip}, opts...)
 	}
 	return cl.AllPosts(ctx, c.postsParams(), opts...)
 }
@@ -75,15 +76,15 @@ func (c *modelCase) modelPosts(ctx context.Context, cl *ugc.Client, opts []ugc.O
 func (c *modelCase) modelPages(ctx context.Context, cl *ugc.Client, opts []ugc.Option) iter.Seq2[*ugc.Page, error] {
 	switch c.endpoint {
 	case "gallery":
-		return cl.GalleryPostsPages(ctx, c.gallery, &ugc.GalleryPostsParams{Limit: c.limit, Skip: c.startSkip, Market: c.query.market}, opts...)
+		return cl.GalleryPostsPages(ctx, c.gallery, &ugc.GalleryPostsParams{Limit: c.Limit, Skip: c.StartSkip, Market: c.query.market}, opts...)
 	case "inbox":
-		return cl.InboxPages(ctx, &ugc.InboxParams{Limit: c.limit, Skip: c.startSkip}, opts...)
+		return cl.InboxPages(ctx, &ugc.InboxParams{Limit: c.Limit, Skip: c.StartSkip}, opts...)
 	}
 	return cl.PostsPages(ctx, c.postsParams(), opts...)
 }
 
 func (c *modelCase) postsParams() *ugc.PostsParams {
-	p := &ugc.PostsParams{Limit: c.limit, Skip: c.startSkip, Market: c.query.market, Filter: c.query.filter}
+	p := &ugc.PostsParams{Limit: c.Limit, Skip: c.StartSkip, Market: c.query.market, Filter: c.query.filter}
 	if c.query.include {
 		p.Include = []ugc.Include{ugc.IncludeLabels}
 	}
@@ -143,10 +144,10 @@ func (w *modelWalk) collect(seq iter.Seq2[ugc.Post, error]) {
 // (after a random page, or after the last one, where Next is ""), saves
 // (Next, last ID) as a job would, and resumes from it in a random mode.
 func resumeModelWalk(ctx context.Context, c *modelCase, cl *ugc.Client) (w modelWalk) {
-	rng := rand.New(rand.NewPCG(c.seed, 0x5e5))
+	rng := rand.New(rand.NewPCG(c.Seed, 0x5e5))
 	modes := walkModes()[:5]
 	first, second := modes[rng.IntN(len(modes))], modes[rng.IntN(len(modes))]
-	pagesAbout := len(c.entries)/max(min(c.limit, c.pageCapOr(ugc.MaxLimit)), 1) + 1
+	pagesAbout := len(c.Entries)/max(min(c.Limit, c.PageCapOr(ugc.MaxLimit)), 1) + 1
 	stopAfter := 1 + rng.IntN(pagesAbout+1)
 	if rng.IntN(3) == 0 {
 		stopAfter = 1 << 30 // after the last page
@@ -250,16 +251,16 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 		if yielded[key] > facts.everCanonical[key] && facts.everCanonical[key] > 0 && !facts.touched[p.ID] {
 			doubles = append(doubles, p.ID) // a post that moved, or that a move passed, is not promised
 		}
-		e, ok := facts.ever[p.ID]
-		if !ok {
+		labels := labelsOf(p.ID)
+		if !facts.ever[p.ID] {
 			if facts.everCanonical[key] == 0 {
 				foreign = append(foreign, p.ID)
 				continue
 			}
 			replaced++
-			e = modelEntry{id: p.ID, labels: labelsInComment(p.Comment)}
+			labels = labelsInComment(p.Comment)
 		}
-		if !filterMatches(c.query.filter, e.labels) {
+		if !filterMatches(c.query.filter, labels) {
 			badFilter = append(badFilter, p.ID)
 		}
 		if !strings.HasSuffix(p.Comment, ";market="+c.query.market) {
@@ -269,7 +270,7 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 				badMarket = append(badMarket, p.ID)
 			}
 		}
-		if c.query.include && !slices.Equal(labelIDsOf(p), e.labels) && !(len(e.labels) == 0 && p.Labels != nil) {
+		if c.query.include && !slices.Equal(labelIDsOf(p), labels) && !(len(labels) == 0 && p.Labels != nil) {
 			badInclude = append(badInclude, p.ID)
 		}
 	}
@@ -287,7 +288,7 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 		fail("foreign", "%d posts never in the list: %s", len(foreign), firstFew(foreign))
 	}
 	if unasked := c.passedOver(idsOf(w.posts)); len(unasked) > 0 && !said["unverified-pages"] && !said["first-page-unchecked"] {
-		fail("unasked", "%d posts of the %d the caller's skip passes over: %s", len(unasked), c.startSkip, firstFew(unasked))
+		fail("unasked", "%d posts of the %d the caller's skip passes over: %s", len(unasked), c.StartSkip, firstFew(unasked))
 	}
 	if len(badFilter) > 0 {
 		fail("wrong-query/filter", "%d posts do not match the filter %s: %s", len(badFilter), c.query.filter, firstFew(badFilter))
@@ -336,6 +337,18 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 				len(missing), len(required), firstFew(missing), w.sum.Outcomes)
 		}
 	}
+	// A post the server sent another in place of cannot come: a walk
+	// that ends without error names it, or what lifts the promise, unless
+	// the copy or the post moved (on an unfiltered list: the copy of a
+	// post the filter drops leaves no trace).
+	lifts := said["count-unreliable"] || said["post-sent-twice"] || unverified
+	if w.err == nil && len(facts.lost) > 0 && len(c.query.filter) == 0 && !lifts && c.DupAt >= c.StartSkip {
+		for id := range facts.lost {
+			if yielded[canonicalID(id)] == 0 && !facts.touched[id] && !facts.touched[c.Entries[c.DupAt-1]] {
+				fail("silent-dup", "the server sent a post twice in place of %s, and the walk ended without error (outcomes %v)", id, w.sum.Outcomes)
+			}
+		}
+	}
 	if c.benign() && w.err != nil {
 		// Not a failure: an error is never a silent loss. Counted, to
 		// keep needless errors in view.
@@ -353,7 +366,7 @@ func checkModelWalk(t *testing.T, c *modelCase, sess *modelSession, mode walkMod
 		// A last page that began before where it was asked, with nothing
 		// to show it, may put the list's end where the count says.
 		if n, ok := summaryCount(w.sum, "CountMismatches"); !ok || n == 0 {
-			fail("summary/count", "every page's count disagreed with the list (count=%s), the summary does not say so (%s)", c.count, fieldState(ok, n))
+			fail("summary/count", "every page's count disagreed with the list (count=%s), the summary does not say so (%s)", c.Count, fieldState(ok, n))
 		}
 	}
 	if facts.firstNextDropped {
@@ -479,10 +492,10 @@ func (f *failureTally) add(class string, c *modelCase, mode string) {
 		f.classes[class] = ct
 	}
 	ct.walks++
-	ct.seeds[c.seed] = true
+	ct.seeds[c.Seed] = true
 	ct.modes[mode]++
-	if ct.least == nil || len(c.entries) < len(ct.least.entries) ||
-		len(c.entries) == len(ct.least.entries) && len(c.mutations) < len(ct.least.mutations) {
+	if ct.least == nil || len(c.Entries) < len(ct.least.Entries) ||
+		len(c.Entries) == len(ct.least.Entries) && len(c.Mutations) < len(ct.least.Mutations) {
 		ct.least, ct.mode = c, mode
 	}
 }
@@ -523,8 +536,8 @@ func (f *failureTally) log(t *testing.T) {
 // caller's skip.
 func (c *modelCase) passedOver(ids []string) []string {
 	before := map[string]bool{}
-	for _, e := range c.view()[:min(c.startSkip, len(c.view()))] {
-		before[e.id] = e.id != ""
+	for _, e := range c.view()[:min(c.StartSkip, len(c.view()))] {
+		before[e] = walkmodel.IsPost(e)
 	}
 	var out []string
 	for _, id := range ids {

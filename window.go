@@ -11,36 +11,50 @@ import (
 )
 
 // window keeps a walk's page requests in flight and hands back the answer
-// the walk asks for. An inline window (the sequential walk) runs nothing
-// ahead: a request is sent when its answer is asked for, on the caller's
-// goroutine. Otherwise each request runs on a goroutine of its own with a
-// context of its own, so that one the walk no longer wants is cancelled,
-// not awaited.
+// the walk asks for. Its width is the walk's read-ahead ([WithReadAhead]):
+// how many of the requests the walk reads on with may be on the wire at
+// once.
 //
-// A parallel window opens as its answers come, as TCP's slow start does:
-// it keeps at most rampStart requests in flight at first, and one more for
-// each answer the walk takes, up to all the walk wants. A walk that meets a
+// A window of width 0 (the sequential walk) runs nothing ahead: a request
+// is sent when its answer is asked for, on the caller's goroutine.
+// Otherwise each request runs on a goroutine of its own with a context of
+// its own, so that one the walk no longer wants is cancelled, not awaited.
+// The walk wants one request more than the width: the one beyond it is
+// sent once a request on the wire has its body, the width's-th before it
+// in the order sent ([flight.awaitNextLeft]). That page is decoded only
+// once the request sent after it has left, so that the request travels
+// while the page decodes, with no thread of its own. A window of width 1
+// (prefetch, the default) thus has one request on the wire at a time, and
+// the next leaves as the one before it arrives.
+//
+// The requests a walk foresees are read-ahead the Client lends: the walks
+// of one Client have at most maxReadAheads of them in flight or waiting to
+// be taken, together. When thousands of walks run at once, their requests
+// queue for the transport's connections, and pages foreseen would only
+// wait for their walks, taking memory: a walk that finds no read-ahead
+// free sends its next page alone, and tries again with the page after.
+//
+// A window opens as its answers come, as TCP's slow start does: it keeps
+// at most rampStart requests in flight at first, and one more for each
+// answer the walk takes, up to all the walk wants. A walk that meets a
 // quota at its first requests then has a few in flight when the first
 // throttle comes, not its whole read-ahead, each of which would be refused
 // and sent again after the pause. It holds about twice as many each round
 // trip: without a quota, a walk of read-ahead 16 has it open after three.
-//
-// A chained window (prefetch) sends each request the walk reads on with
-// only once the one before it has its body: one request on the wire at a
-// time. The page is decoded once the request after it has left (see
-// [flight.awaitNextLeft]), so that the next request travels while that
-// page decodes, with no thread of its own.
 type window struct {
-	ctx      context.Context
-	cancel   context.CancelFunc
-	get      pageGetter
-	inline   bool
-	chained  bool
-	queue    []*flight // sent and not yet received, oldest first
-	lastRead *flight   // chained: the read request sent last
+	ctx    context.Context
+	cancel context.CancelFunc
+	get    pageGetter
+	width  int
+	queue  []*flight // sent and not yet received, oldest first
+	// reads are the last width reads sent, oldest first: the next waits
+	// for the first of them to have its body.
+	reads []*flight
 	// open is how many requests may be in flight; the one the walk asks
 	// for first is sent whatever it is.
 	open int
+	// lent counts the Client's read-ahead in flight (see maxReadAheads).
+	lent *atomic.Int64
 	wg   sync.WaitGroup
 	// answers numbers the answers in the order they came (see
 	// walk.Page.Answered).
@@ -56,11 +70,13 @@ type flight struct {
 	u      *url.URL
 	cancel context.CancelFunc
 	answer chan pageAnswer // buffered: the goroutine never waits for the walk
-	// A chained flight's body arrived (read) and its request left or it
-	// ended (left); next is the flight sent after it, if any yet.
+	// A read's body arrived (read) and its request left or it ended
+	// (left); next is the read that waits for its body, if any yet.
 	read, left         chan struct{}
 	readOnce, leftOnce sync.Once
 	next               atomic.Pointer[flight]
+	// lent is set on a request foreseen, sent on the Client's read-ahead.
+	lent bool
 }
 
 type pageAnswer struct {
@@ -73,9 +89,35 @@ type pageAnswer struct {
 // its first answer.
 const rampStart = 4
 
-func newWindow(parent context.Context, inline, chained bool, get pageGetter) *window {
+// maxReadAheads is how many requests the walks of one Client may have in
+// flight or waiting to be taken ahead of the page each waits for (see
+// [window]): as many as the default transport's connections to a host.
+const maxReadAheads = maxConnsPerHost
+
+// newWindow returns a window of width requests on the wire (see
+// [window]), its read-ahead counted in lent, the Client's.
+func newWindow(parent context.Context, width int, lent *atomic.Int64, get pageGetter) *window {
 	ctx, cancel := context.WithCancel(parent)
-	return &window{ctx: ctx, cancel: cancel, get: get, inline: inline, chained: chained, open: rampStart}
+	return &window{ctx: ctx, cancel: cancel, get: get, width: width, open: rampStart, lent: lent}
+}
+
+// borrow takes one of the Client's read-ahead, and reports whether there
+// was one free.
+func (w *window) borrow() bool {
+	if w.lent.Add(1) > maxReadAheads {
+		w.lent.Add(-1)
+		return false
+	}
+	return true
+}
+
+// done ends f's part in the window: its read-ahead, if it was lent one,
+// goes back to the Client.
+func (w *window) done(f *flight) {
+	if f.lent {
+		f.lent = false
+		w.lent.Add(-1)
+	}
 }
 
 // sync makes the requests in flight those of wants, and returns how many
@@ -94,35 +136,46 @@ func (w *window) sync(wants []walk.Request, hold bool, url func(walk.Request) *u
 			if f.cancel != nil {
 				f.cancel()
 			}
+			w.done(f)
 			return true
 		})
+	}
+	for _, f := range w.queue {
+		if f.req == wants[0] {
+			w.done(f) // the page the walk waits for is no longer ahead of it
+		}
 	}
 	for i, r := range wants {
 		if slices.ContainsFunc(w.queue, func(f *flight) bool { return f.req == r }) {
 			continue
 		}
-		if i > 0 && len(w.queue) >= w.open {
+		if i > 0 && (len(w.queue) >= w.open || !w.borrow()) {
 			break
 		}
-		w.send(r, url(r))
+		w.send(r, url(r), i > 0)
 		sent++
 	}
 	return sent
 }
 
-// send puts a request in flight.
-func (w *window) send(r walk.Request, u *url.URL) {
-	f := &flight{req: r, u: u}
+// send puts a request in flight, foreseen on the Client's read-ahead when
+// lent is set.
+func (w *window) send(r walk.Request, u *url.URL, lent bool) {
+	f := &flight{req: r, u: u, lent: lent}
 	w.queue = append(w.queue, f)
-	if w.inline {
+	if w.width == 0 {
 		return
 	}
 	ctx, cancel := context.WithCancel(w.ctx)
 	f.cancel, f.answer = cancel, make(chan pageAnswer, 1)
 	var hooks attemptHooks
-	if w.chained && r.Purpose == walk.Read {
+	if r.Purpose == walk.Read {
 		f.read, f.left = make(chan struct{}), make(chan struct{})
-		if after := w.lastRead; after != nil {
+		if len(w.reads) == w.width {
+			// width reads are sent before it: it leaves once the first
+			// of them has its body.
+			after := w.reads[0]
+			w.reads = slices.Delete(w.reads, 0, 1)
 			after.next.Store(f)
 			hooks.send = func() {
 				select {
@@ -131,7 +184,7 @@ func (w *window) send(r walk.Request, u *url.URL) {
 				}
 			}
 		}
-		w.lastRead = f
+		w.reads = append(w.reads, f)
 		hooks.left = f.markLeft
 		hooks.read = func() {
 			f.markRead()
@@ -154,9 +207,9 @@ func (w *window) send(r walk.Request, u *url.URL) {
 func (f *flight) markRead() { f.readOnce.Do(func() { close(f.read) }) }
 func (f *flight) markLeft() { f.leftOnce.Do(func() { close(f.left) }) }
 
-// awaitNextLeft waits, before f's page is decoded, until the request sent
-// after f has left, if there is one: the processor that read f's body runs
-// that request first.
+// awaitNextLeft waits, before f's page is decoded, until the read that
+// waited for f's body has left, if there is one: the processor that read
+// f's body runs that request first.
 func (f *flight) awaitNextLeft(ctx context.Context) {
 	if n := f.next.Load(); n != nil {
 		select {
@@ -172,8 +225,9 @@ func (w *window) receive(r walk.Request) (*Page, uint64, error) {
 	i := slices.IndexFunc(w.queue, func(f *flight) bool { return f.req == r })
 	f := w.queue[i]
 	w.queue = slices.Delete(w.queue, i, i+1) // keeps the capacity: no allocation per page
+	w.done(f)
 	w.open++
-	if w.inline {
+	if w.width == 0 {
 		p, err := w.get(w.ctx, f.u, attemptHooks{})
 		return p, w.answers.Add(1), err
 	}
@@ -185,5 +239,8 @@ func (w *window) receive(r walk.Request) (*Page, uint64, error) {
 // close ends every request in flight and waits for their goroutines.
 func (w *window) close() {
 	w.cancel()
+	for _, f := range w.queue {
+		w.done(f)
+	}
 	w.wg.Wait()
 }

@@ -120,3 +120,56 @@ func TestFirstThrottleMeetsTheWindowNotTheReadAhead(t *testing.T) {
 		})
 	}
 }
+
+// TestReadAheadIsTheRequestsOnTheWire: WithReadAhead(n) is how many page
+// requests a walk keeps on the wire ahead of the page its caller handles.
+// A server that answers each in 5 ms holds n of a walk's requests at once
+// when the caller takes each page at once (one when n is 0: the walk
+// waits for each), and never more than n when the caller spends 5 ms on
+// each page; every post comes once.
+func TestReadAheadIsTheRequestsOnTheWire(t *testing.T) {
+	t.Parallel()
+	const posts = 40 * 25
+	h, err := ugctest.NewHandler(ugctest.Generate(posts, 9), "k")
+	require.NoError(t, err)
+	for _, n := range []int{0, 1, 2, 3, 8} {
+		for _, handling := range []time.Duration{0, 5 * time.Millisecond} {
+			t.Run(fmt.Sprintf("read-ahead=%d/handling=%v", n, handling), func(t *testing.T) {
+				t.Parallel()
+				var mu sync.Mutex
+				inFlight, most := 0, 0
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					mu.Lock()
+					inFlight++
+					most = max(most, inFlight)
+					mu.Unlock()
+					time.Sleep(5 * time.Millisecond) // the server's latency
+					mu.Lock()
+					inFlight-- // before the answer leaves: the client may send the next at once
+					mu.Unlock()
+					h.ServeHTTP(w, r)
+				}))
+				t.Cleanup(srv.Close)
+				c, err := ugc.NewClient(srv.URL, "k")
+				require.NoError(t, err)
+				seen := map[string]bool{}
+				for p, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}, ugc.WithReadAhead(n)) {
+					require.NoError(t, err)
+					assert.False(t, seen[p.ID], "post %s came twice", p.ID)
+					seen[p.ID] = true
+					if len(seen)%25 == 0 {
+						time.Sleep(handling) // the caller handles the page
+					}
+				}
+				assert.Len(t, seen, posts)
+				mu.Lock()
+				defer mu.Unlock()
+				if handling == 0 {
+					assert.Equal(t, max(n, 1), most, "requests on the wire at once")
+				} else {
+					assert.LessOrEqual(t, most, max(n, 1), "requests on the wire at once")
+				}
+			})
+		}
+	}
+}

@@ -29,90 +29,198 @@
 // the list at every request, lists longer than the memory), every walk is
 // exactly once, or an error, or an outcome that excuses what it names.
 //
-// # How a page is read, in one pass
+// # The model
 //
-//  1. Ask. Each request starts at the node before the last post yielded,
-//     the anchor, and asks for two more ([plan.following]): the answer
-//     shows whether the list moved since, and a post sent twice in place
-//     of the one after the anchor shows on one page when changes the
-//     count does not show moved the anchor back by one (further, the
-//     anchor is found away from where it was asked, and read again). At
-//     limits of 24 and 25, where that would cost requests, and on a server
+// A walk stands at its anchor: the last post it yielded, and where that
+// post stands in the list. Each request starts just before the anchor, so
+// that each answer shows whether the list moved: a page that holds the
+// anchor is placed after it, and only its posts after the anchor are new.
+// A null next or an empty page ends the list. That is the contract's
+// path: Ask, Place, Commit, Judge below, in machine.go, place.go,
+// commit.go and judgement.go. Every other rule is there because the list
+// changed under the walk (the anchor moved, or is gone: it is found again)
+// or because the server is outside the contract (outside.go, behind one
+// entry point, review: pages from elsewhere than asked, ends that come
+// early, counts that lie).
+//
+// A walk does one thing at a time, its phase: reading (on from its
+// anchor, with read-ahead), reading on (past an end the count
+// contradicts), rereading (a page it could not believe), searching (for
+// its anchor), checking an edge, probing (where a first page began), or
+// ended. What it decides by is in four values: its position (the anchor,
+// where the list goes on, what it yielded), its evidence (what the pages
+// showed of the server: counts and their trust, a post sent twice, the
+// named outcomes), its end judgement (pages and answers in a row that did
+// not move it on, reads past an end) and what it keeps of a server outside
+// the contract; with its plan (what it asks for) and its memory (the
+// posts it yielded last).
+//
+// # How a page is read
+//
+// Each rule: when → the walk does → what it tells (an [EventKind], an
+// [Outcomes] name, an [EndKind]) → the test that pins it (in this
+// package; TestServersThePropertyFound/<seed> replays a generated server
+// the property found).
+//
+// Ask:
+//
+//  1. The first request → is the caller's own, as built → — →
+//     TestRuleTheFirstRequestIsTheCallers.
+//  2. Any later request → starts at the node before the anchor and asks
+//     for two nodes more than the limit, so that an answer shows whether
+//     the list moved, and a post sent twice in place of the one after the
+//     anchor shows on one page; at limits of 24 and 25, and on a server
 //     that sends two nodes a page or fewer, it starts at the anchor and
-//     asks for one more ([plan.overlap]). Past a run of nodes that are not
-//     posts longer than a page, the read is blind: it starts as many nodes
-//     back into the run, so that a post that removals behind the walk
-//     moved back into it still comes. Read-ahead foresees the requests
-//     after it as if every page were full ([plan.foreseen]); each starts
-//     likewise before its predecessor's last node, so every boundary is
-//     checked.
-//  2. Place ([Machine.locate]). A page that holds the anchor is placed
-//     after it. One that holds only older posts the walk remembers is
-//     placed after the latest of them (posts after it were removed). A
-//     page that holds none, or whose anchor moved by itself, cannot be
-//     placed: the walk searches where the posts it saw say the anchor is
-//     ([Machine.seek]). A page found away from where it was asked while
-//     the count stood, or further than the count moved, is read again
-//     before it is believed, and so is one answered before the page it
-//     follows from a list of another count (its anchor may stand where
-//     expected only by a post sent twice standing in for the shift; its
-//     second answer, if not doubtful by itself, is placed as any page);
-//     twice away in the same way, it is taken from where it began
-//     ([Machine.settle]), or, when its next link agrees, the walk follows
-//     the server's next links as sent from then on (a server that rounds
-//     skip). A page whose anchor stands first, or at its start where
-//     expected, on a list that lost posts is checked by asking for the
-//     node before the page and its first ([Machine.checkEdge]): a post
-//     sent twice in place of the one after the anchor, after removals
-//     before it, would stand just there, and a server that rounds skip
-//     down by as much as the removals moved the list would answer just
-//     so. Two copies of a post end the walk as incomplete; a first node
-//     one place earlier than the page put it takes the page from where
-//     the check shows it began. A check answered with another count than
-//     the page's shows nothing of its list: the page is read again.
-//  3. Begin ([Machine.pageStart]). Where the page begins is where it was
-//     asked, unless the walk follows next links, or a page read without
-//     the anchor has a next link that says it began earlier. A first page
-//     that is also the last, whose count does not confirm where it began,
-//     is probed ([probe]): the same request a skip earlier, halving when
-//     the server answers both from one place.
-//  4. Commit ([Machine.commitPosts]). Its posts after the placement are
-//     yielded, without any the walk remembers yielding.
-//  5. Judge ([Machine.judge]). A null next or an empty page ends the list;
-//     a short page with a next link does not. An end the count
-//     contradicts (from where the server's next links or the page's
-//     anchor put the walk, or from before the posts the walk took for
-//     added behind it, when that is before where it has its posts end), or
-//     that a read or search past it contradicted with posts it does not
-//     remember, on a page it could not place or believe, is read on from,
-//     twice at most, the server's next links as sent too; one still
-//     contradicted by such posts then is incomplete (an end short of
-//     one read before is read on from without counting, twice at most
-//     until the walk moves on). A page that ends the
-//     list where it did not show it began as asked (taken from before
-//     where it was asked, placed elsewhere than asked, or a resumed walk's
-//     first) is read on from once even where the count is met: a server
-//     that answered from before where asked, with a count that rose by as
-//     much, looks like a list that gained posts behind the walk. A resumed
-//     walk whose first page showed its checkpoint ahead of the server
-//     judges every end from that far back. A read on by a walk that
-//     follows next links, at its own position, whose page holds no post
-//     it yielded is unverified ([UnverifiedPages]).
-//     Two pages in a row that do not move the walk past the furthest it
-//     read end it as stalled; the first search's page among them is not
-//     counted (it stands where the anchor was found, behind), and what
-//     the walk read stands earlier by as far as a page shows its anchor
-//     moved back. Whatever its rules ask for, a walk that takes 256
-//     answers in a row that do not move it on ends as stalled too. At the
-//     end, a walk that could not place
-//     every page by its anchor and falls short of its count is
-//     incomplete; so is one that saw a page hold one post twice.
+//     asks for one more ([plan.following]) → — →
+//     TestRuleTheFirstRequestIsTheCallers,
+//     TestRuleAtTheLargestLimitsARequestStartsAtTheAnchor,
+//     TestServersThePropertyFound/1256546.
+//  3. Nodes that are not posts follow the anchor further than a page
+//     reaches → the request starts after the anchor, as many nodes back
+//     into the run as it would have before the anchor: blind, nothing on
+//     its page can show where it came from → unverified-pages,
+//     unverified-nodes → TestRuleABlindReadPastARunOfNonPosts,
+//     TestServersThePropertyFound/775958.
+//  4. The walk reads ahead ([Config.Ahead] n) → it wants n requests after
+//     the one it waits for, foreseen as if every page were full, each
+//     from the node before its predecessor's last; none past the count,
+//     none while a page did not move the walk on or it reads on, none
+//     while it follows next links ([plan.foreseen]) → — →
+//     TestRuleReadAheadForeseesFullPages.
+//
+// Place ([Machine.locate]):
+//
+//  5. The page holds the anchor → placed after it, wherever it stands;
+//     the posts the count shows added before it are not owed
+//     ([position.behind]) → EventReanchor when it moved →
+//     TestRuleAPageIsPlacedAfterItsAnchor.
+//  6. It holds no anchor but an older post the walk yielded, and reaches
+//     past where the anchor would be → placed after that post: the anchor
+//     was removed → EventReanchor; resume-may-repeat until a page is
+//     placed by its anchor → TestRuleAPageOfOlderPostsIsPlacedAfterTheLatest,
+//     TestServersThePropertyFound/24771.
+//  7. It holds no post the walk remembers, or its anchor moved by itself
+//     (further on than the count rose, behind another post than the one
+//     yielded before it) → a search where the posts seen say the anchor
+//     is ([Machine.seek]), 12 reads at most → EventReanchor; then
+//     EndDrift (EndIncomplete when the server sent nothing where its
+//     count says posts are) → TestRuleAPageThatCannotBePlacedIsSearchedFor.
+//  8. Posts the walk remembers come in another order than it yielded them
+//     → the walk ends → EndDrift naming the post →
+//     TestRuleAnOrderChangedEndsInDrift.
+//  9. [Config.FailOnChange], and the count changed or the page is not
+//     where it was asked for → the walk ends → EndDrift →
+//     TestRuleFailOnChangeEndsAtTheFirstChange.
+//
+// Review (outside.go: pages from a server outside the contract; a page
+// from one that keeps it passes, begun where it was asked):
+//
+//  10. The page is suspect: its anchor moved while the count stood, or
+//     further than the count changed, or it was answered before the page
+//     it follows from a list of another count ([Machine.suspect]) → read
+//     again; twice away in the same way, taken from where its anchor shows
+//     it began ([Machine.settle]) → EventReanchor; EventUnverified,
+//     unverified-pages → TestRuleASuspectPageIsReadAgainThenSettled,
+//     TestAPageReadAgainOnlyForItsOrderIsPlacedWhereAsked,
+//     TestServersThePropertyFound/143680,
+//     TestServersThePropertyFound/145165.
+//  11. The page moved, and its next link goes on from where it began → read
+//     again; twice, the walk follows the server's next links as sent from
+//     then on, placing pages by the posts they hold; a count that changes
+//     then ends it → EventFollowNext, followed-next; EndDrift →
+//     TestRuleAServerThatRoundsSkipIsFollowedByItsNextLinks.
+//  12. The anchor stands at the page's start where expected, on a list
+//     whose count fell ([Machine.needsEdgeCheck]) → the node before the
+//     page and its first are asked ([Machine.checkEdge]): a post twice
+//     there, or the page's first node one place earlier (taken from
+//     there), or a check of another count (the page is read again) →
+//     post-sent-twice → TestRuleAnAnchorFirstOnAShrunkListHasItsEdgeChecked,
+//     TestServersThePropertyFound/58489,
+//     TestServersThePropertyFound/1229904,
+//     TestServersThePropertyFound/179223.
+//  13. Where the page begins ([Machine.pageStart]) → where it was asked;
+//     following next links, where the next link says; with no post
+//     yielded, or read blind, where its next link says if that is
+//     earlier, what stands before the skip left out → unverified-pages;
+//     first-page-unchecked on a first page from a skip →
+//     TestRuleAFirstPageBegunEarlierLeavesOutWhatStandsBeforeTheSkip.
+//  14. A first page from a skip that is also the last, whose count does
+//     not confirm where it began → asked a skip earlier, then by halving
+//     ([pageProbe]) → EventReanchor →
+//     TestRuleAFirstPageThatIsAlsoTheLastIsProbed.
+//
+// Commit ([Machine.commit]):
+//
+//  15. Its posts after the placement → yielded, but any the walk remembers
+//     yielding → EventRepeats → TestRuleRepeatsAreLeftOut.
+//  16. One post at two places of one answer → the post it stands in for is
+//     missing → post-sent-twice; EndIncomplete at the end →
+//     TestRuleAPostSentTwiceIsIncomplete.
+//
+// Judge ([Machine.judge]):
+//
+//  17. A page with a next link, shorter than asked too → the walk goes
+//     on, from its anchor, foreseeing by the server's page size
+//     ([plan.learn]); a next link whose skip is not where the posts end is
+//     read from where they end → EventShortPage; EventNextCorrected →
+//     TestRuleAShortPageWithANextLinkGoesOn,
+//     TestRuleANextLinkAwayFromThePostsIsCorrected.
+//  18. A null next, or an empty page → the list ends (but see 19); a count
+//     that disagrees with where it ends is recorded, never a reason to
+//     stop → EventCountMismatch; EventShortfall, EndDone →
+//     TestRuleANullNextEndsTheList.
+//  19. That end has posts, and the count says more follow, or a read past
+//     an earlier end brought posts the walk could not place
+//     ([Machine.endContradicted]) → read on from where the posts end,
+//     twice at most, and without counting from an end short of one read
+//     on from before; then believed, or EndIncomplete while posts beyond
+//     it stay unplaced → EventNextCorrected →
+//     TestRuleAnEndTheCountContradictsIsReadOn,
+//     TestServersThePropertyFound/136564,
+//     TestServersThePropertyFound/166180.
+//  20. The count is read from where the server's positions put the walk,
+//     when they run behind its own ([Machine.lag]: a next link from
+//     before where the posts end, an anchor that began earlier, posts
+//     taken for added behind, a resumed walk's offset; one place at least
+//     when the page's start is not vouched for) → — →
+//     TestServersThePropertyFound/1192325,
+//     TestServersThePropertyFound/336852,
+//     TestServersThePropertyFound/1390396.
+//  21. Two pages in a row do not move the walk on (the first search's page
+//     among them not counted: it stands where the anchor was found,
+//     behind) → the walk ends → EndStalled →
+//     TestRuleTwoPagesThatDoNotMoveTheWalkOnStallIt,
+//     TestChangesTheWalkOnceStalledOn.
+//  22. 256 answers in a row do not move it on, whatever its rules asked
+//     them for → the walk ends → EndStalled →
+//     TestAWalkThatDoesNotMoveOnEndsAtTheBound.
+//  23. The list ends short of its count ([Machine.finish]) → complete when
+//     every page was placed by its anchor (the count is wrong), or the
+//     shortfall is posts added behind, or the count measures nothing;
+//     otherwise incomplete → EventShortfall; EndIncomplete →
+//     TestRuleAShortfallIsIncompleteOnlyWhenTheWalkCannotVouch.
+//  24. The shell refused the page's next link → the page's posts, then the
+//     end → EndRefused → TestRuleARefusedNextEndsAfterThePage.
+//
+// Resume and counts:
+//
+//  25. A walk resumed after a checkpoint's post ([Config.After]) → its
+//     first page is placed by that post, wherever the list moved it; from
+//     skip 0 the walk passes pages over until the post shows; one that
+//     never does ends → EndDrift →
+//     TestRuleAResumedWalkIsPlacedByItsCheckpointsPost.
+//  26. A count that measures nothing (0 or less under posts, the page's own
+//     length under a next link) or that the walk read past → where the
+//     list ends rests on next links alone → count-unreliable →
+//     TestRuleACountThatMeasuresNothingExcusesAShortfall.
 //
 // # What the memory holds
 //
 // A walk remembers the posts of the last pages it yielded, ten pages'
 // worth beyond those in flight ([Config.Memory]), not one entry per post:
-// a walk of ten million posts keeps a few MiB of heap. A post is known by
+// a walk of ten million posts keeps a few MiB of heap. The memory grows
+// with the posts yielded, up to that bound: a walk of three pages holds
+// three pages' worth, whatever its read-ahead. A post is known by
 // its ID, byte for byte; no hash stands for it, so no post is ever dropped
 // for another. Which repeats a real server produces, and what finding them
 // needs:

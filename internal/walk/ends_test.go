@@ -61,8 +61,8 @@ func TestEveryWalkEndsWhateverTheAnswers(t *testing.T) {
 					require.False(t, yielded[id], "seed %d: post %s yielded twice", seed, id)
 					yielded[id] = true
 				}
-				require.LessOrEqual(t, m.idle, maxIdle, "seed %d: the walk went on past the bound", seed)
-				idlest = max(idlest, m.idle)
+				require.LessOrEqual(t, m.j.idle, maxIdle, "seed %d: the walk went on past the bound", seed)
+				idlest = max(idlest, m.j.idle)
 				end = step.End
 			}
 		}, "seed %d", seed)
@@ -164,9 +164,9 @@ func TestAWalkThatDoesNotMoveOnEndsAtTheBound(t *testing.T) {
 		step := m.Take(wants[0], p)
 		require.Nil(t, step.End)
 		require.NotEmpty(t, step.Yield, "an answer that moves the walk on")
-		require.Zero(t, m.idle)
+		require.Zero(t, m.j.idle)
 	}
-	m.idleBound = 1
+	m.j.idleBound = 1
 	wants, _ = m.Wants(wants)
 	step := m.Take(wants[0], &Page{Count: len(list), IDs: first.IDs, Next: first.Next}) // repeats only
 	require.NotNil(t, step.End)

@@ -1,9 +1,6 @@
 package walk
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // MaxLimit is the most posts a page holds (the contract's limit maximum).
 const MaxLimit = 25
@@ -62,30 +59,6 @@ type Request struct {
 	Purpose Purpose
 }
 
-// Page is an answer as read.
-type Page struct {
-	Count int
-	// IDs are the nodes as sent: each post's ID, "" for a node that could
-	// not be a post (it holds a place in the list all the same).
-	IDs  []string
-	Next Next
-	// Answered orders the walk's answers as they came: one numbered lower
-	// came before one numbered higher; 0 when not known.
-	Answered uint64
-}
-
-// Next is a page's next link, as the shell read it.
-type Next struct {
-	// Present is false for a null next.
-	Present bool
-	// Skip and Limit are the link's position.
-	Skip, Limit int
-	// Refused is set on a link the shell refused (another origin,
-	// endpoint or query): the walk ends after the page, with the shell's
-	// error.
-	Refused bool
-}
-
 // Step is what the machine says of an answer.
 type Step struct {
 	// Placed is false while the page could not yet be placed: the walk
@@ -117,62 +90,15 @@ type Machine struct {
 	cfg  Config
 	mem  memory
 	plan plan
-	cur  cursor
-	// stale counts pages in a row that did not move the walk on, but the
-	// first search's page among them (searchedBack), readOn the reads in
-	// a row past an end that the count contradicts, and
-	// readPastEnd is set once the walk has read past such an end: the
-	// server's null next is then no proof that the list ends. endDenied
-	// is set when a read past such an end brought posts, after any the
-	// walk remembers, on a page it could not place or believe (see
-	// [Machine.denyEnd]): an end is then
-	// contradicted by posts seen beyond it, whatever the count says, until
-	// a page read on from the anchor, where asked, shows where the list
-	// ends.
-	stale, readOn int
-	// idle counts the answers taken since the walk last moved on; at
-	// idleBound (maxIdle) the walk ends as stalled.
-	idle, idleBound int
-	searchedBack    bool
-	readPastEnd     bool
-	endDenied       bool
-	// nextLag is how far before where the walk has the last page's posts
-	// end its next link went on: a server that answers from before where
-	// asked (it rounds skip down) while the walk's positions run ahead of
-	// its own. An end is judged against the count from the server's
-	// position (this, or where the page's anchor shows it began), the
-	// lower.
-	nextLag int
-	// endAt is where the last end read on from stood; endsAgain counts
-	// the ends short of it read on from since the walk last moved on.
-	endAt, endsAgain int
-	// ahead is how far a resumed walk's positions were seen to run ahead
-	// of the server's, by its first page.
-	ahead int
-	// posts counts the posts yielded, dropped the nodes passed over that
-	// could not be posts; furthest is the furthest position read.
-	posts, dropped, furthest int
-	// seen is what the walk could not vouch for, as it saw it; fell is set
-	// once a page's count fell below the one before.
-	seen Outcomes
-	fell bool
-	// dup is the first post a page held twice, at two places.
-	dup string
-	// presumed is set while the last page placed yielded posts after an
-	// older post than the anchor, the anchor taken for removed: until a
-	// page is placed by its anchor, a checkpoint may stand before it
-	// (see [ResumeMayRepeat]).
-	presumed bool
-	// twiceOnLast is set while the last page yielded held a post twice:
-	// a checkpoint between the two copies is followed by the second.
-	twiceOnLast bool
-	// out is where each post of the last page yielded stands in the list,
-	// and its ID: the checkpoint of a loop that breaks in its middle.
-	outAt  []int
-	outIDs []string
-	wait   wait
-	step   Step
-	ended  bool
+	pos  position
+	ev   evidence
+	j    judgement
+	out  outside
+	// phase is what the walk is doing; pending the request it waits for
+	// in a phase other than reading.
+	phase   phase
+	pending pending
+	step    Step
 }
 
 // maxIdle is how many answers in a row may leave a walk where it stood
@@ -190,12 +116,12 @@ func New(cfg Config) *Machine {
 		cfg.Memory = (cfg.Ahead + memoryPages) * (MaxLimit + 1)
 	}
 	cfg.Memory = max(cfg.Memory, 2*(MaxLimit+1))
-	m := &Machine{cfg: cfg, mem: newMemory(cfg.Memory), plan: newPlan(cfg.Limit, cfg.Ahead), idleBound: maxIdle}
-	m.cur = cursor{pos: cfg.Skip, anchorAt: cfg.Skip - 1, failOnChange: cfg.FailOnChange}
+	m := &Machine{cfg: cfg, mem: newMemory(cfg.Memory), plan: newPlan(cfg.Limit, cfg.Ahead), j: judgement{idleBound: maxIdle}}
+	m.pos = position{reached: cfg.Skip, anchorAt: cfg.Skip - 1}
 	if cfg.After != "" {
-		m.cur.anchor = cfg.After
+		m.pos.anchor = cfg.After
 		m.mem.add(cfg.After)
-		m.cur.seeking = cfg.Skip == 0
+		m.pos.seeking = cfg.Skip == 0
 	}
 	return m
 }
@@ -207,18 +133,18 @@ func New(cfg Config) *Machine {
 // requests already in flight are kept, as they may serve once it is
 // placed, and none is added.
 func (m *Machine) Wants(buf []Request) (wants []Request, hold bool) {
-	switch {
-	case m.ended:
+	switch m.phase {
+	case ended:
 		return buf[:0], false
-	case m.wait.kind != waitNone:
-		return append(buf[:0], m.wait.req), true
+	case rereading, searching, checkingEdge, probing:
+		return append(buf[:0], m.pending.req), true
 	}
-	wants = append(buf[:0], m.plan.following(&m.cur))
-	if m.stale > 0 || m.readOn > 0 {
+	wants = append(buf[:0], m.plan.following(&m.pos, !m.ev.counted))
+	if m.j.stale > 0 || m.phase == readingOn {
 		return wants, false // nothing foreseen while the walk is unsure of the next page
 	}
 	for len(wants) <= m.plan.ahead {
-		next, ok := m.plan.foreseen(wants[len(wants)-1], m.cur.believedCount())
+		next, ok := m.plan.foreseen(wants[len(wants)-1], m.ev.believedCount())
 		if !ok {
 			break
 		}
@@ -231,318 +157,53 @@ func (m *Machine) Wants(buf []Request) (wants []Request, hold bool) {
 // The Step it returns is valid until the next call.
 func (m *Machine) Take(req Request, page *Page) Step {
 	m.step = Step{Yield: m.step.Yield[:0], Events: m.step.Events[:0]}
-	if m.ended {
+	if m.phase == ended {
 		panic("walk: Take after the walk ended")
 	}
-	if measuresNothing(page) {
-		m.cur.trust = countNone // whatever the answer is for: the server's counts say nothing
-	}
-	if id := sentTwice(page); id != "" && m.dup == "" {
-		// One post in two places of one answer: the post that belongs in
-		// one of them is missing.
-		m.dup = id
-		m.seen |= PostSentTwice
-	}
-	m.idle++
-	switch w := m.wait; w.kind {
-	case waitReread:
-		m.reread(req, page)
-	case waitProbe:
-		m.probed(page)
-	case waitEdge:
-		m.edgeChecked(page)
-	case waitPlace:
-		m.place(req, page, w.reads+1, w.first)
+	m.ev.noteAnswer(page)
+	m.j.idle++
+	ph, w := m.phase, m.pending
+	m.phase, m.pending = reading, pending{}
+	a := answer{req: req, page: page, reads: 1, nothingPlaced: !m.ev.counted}
+	switch ph {
+	case rereading, checkingEdge, probing:
+		m.review(&a, placement{}, ph, w) // an answer the defenses asked for
+	case searching:
+		a.reads, a.nothingPlaced = w.reads+1, w.nothingPlaced
+		m.place(&a)
 	default:
-		m.place(req, page, 1, !m.cur.counted)
+		m.place(&a)
 	}
-	if !m.ended && m.idle >= m.idleBound {
-		m.end(End{Kind: EndStalled, Reason: fmt.Sprintf("%d answers in a row did not move the walk on; the server's pages do not stand where they say", m.idle)})
+	switch {
+	case m.phase != ended && m.j.idle >= m.j.idleBound:
+		m.end(End{Kind: EndStalled, Reason: fmt.Sprintf("%d answers in a row did not move the walk on; the server's pages do not stand where they say", m.j.idle)})
+	case m.phase == reading && m.j.readsOn > 0:
+		m.phase = readingOn
 	}
 	return m.step
 }
 
-// located goes on with a page placed by the cursor: where it begins,
-// which of its posts are new, and whether the list goes on.
-func (m *Machine) located(req Request, page *Page, p placement, first bool) {
-	next, refused := m.checkNext(req, page)
-	skip, ok := m.pageStart(req, page, p, next)
-	if !ok {
-		// A first page that is also the last, whose count does not
-		// confirm where it began: where it began is asked.
-		m.probe(req, page, p, first, next, refused)
-		return
-	}
-	m.commit(req, page, p, first, skip, next, refused)
-}
-
-// checkNext reads the next link of a placed page: what it forgave (a short
-// page, a skip that does not match the posts) is an event, and a link the
-// shell refused ends the walk after the page.
-func (m *Machine) checkNext(req Request, page *Page) (next Next, refused bool) {
-	if page.Next.Refused {
-		return Next{}, true
-	}
-	next = page.Next
-	if !next.Present {
-		return next, false
-	}
-	if len(page.IDs) < req.Limit {
-		m.event(pageEvent(EventShortPage, req, page, ""))
-	}
-	end := req.Skip + len(page.IDs)
-	if next.Skip != end && !m.cur.byID {
-		m.event(pageEvent(EventNextCorrected, req, page,
-			fmt.Sprintf("ugc: next link skips to %d, but the posts received end at %d; reading from there", next.Skip, end)))
-	}
-	m.nextLag = max(end-next.Skip, 0)
-	return next, false
-}
-
-// commit takes a placed page that begins at skip in the list: it yields
-// its new posts and judges whether the list goes on.
-func (m *Machine) commit(req Request, page *Page, p placement, first bool, skip int, next Next, refused bool) {
-	if skip < req.Skip && m.cur.anchor == "" {
-		// Begun earlier than asked, with no post yielded to place it by:
-		// what stands before where the walk was asked to go on is left
-		// out, and nothing on it vouches for where it began.
-		p.from, p.unverified = min(req.Skip-skip, len(page.IDs)), true
-	}
-	before := m.cur.pos
-	m.step.Placed = true
-	m.step.From = p.from
-	m.step.Fresh = before - skip
-	if p.start >= 0 {
-		m.step.Fresh = before - p.start
-	}
-	for i := max(m.step.Fresh, 0); i < len(page.IDs); i++ {
-		if page.IDs[i] == "" {
-			m.dropped++
-		}
-	}
-	repeats := m.commitPosts(page, p, skip)
-	if p.presumed && len(m.step.Yield) > 0 || p.start >= 0 {
-		m.presumed = p.presumed
-	}
-	m.plan.learn(req, page)
-	if m.cur.byID && next.Present {
-		m.plan.followNext(next)
-	}
-	if repeats > 0 {
-		m.event(Event{Kind: EventRepeats, N: repeats})
-	}
-	if p.unverified {
-		m.seen |= UnverifiedPages
-		if hasNonPost(page) {
-			m.seen |= UnverifiedNodes
-		}
-		m.event(pageEvent(EventUnverified, req, page, ""))
-	}
-	if p.start > skip {
-		m.furthest -= p.start - skip // the anchor moved back: what the walk read stands that much earlier
-	}
-	// Progress is new posts, or nodes that could not be posts, or posts
-	// before a checkpoint's, passed over, past the furthest the walk had
-	// read: a page of repeats alone does not move the walk on.
-	progress := len(m.step.Yield) > 0 || m.cur.pos > m.furthest && (hasNonPost(page) || p.passed)
-	if progress {
-		m.idle = 0
-	}
-	if req.Purpose == Read && p.start >= 0 && !p.moved {
-		m.endDenied = false // a page read on from the anchor, where asked: it says where the list ends
-	}
-	m.furthest = max(m.furthest, m.cur.pos)
-	// lag is how far the walk's positions may run ahead of the server's:
-	// the end a page shows is judged against the count from that far back.
-	lag := m.nextLag // the server's next link went on from before where its posts end
-	if p.start >= 0 {
-		// its anchor shows it began before where the walk has it begin,
-		// by more than the posts the count shows added behind
-		lag = max(lag, skip-p.start-p.behind)
-	}
-	// Posts taken for added behind the walk moved its positions on by as
-	// many: a server that answered from before where asked, with a count
-	// that rose by as much, looks the same.
-	lag = max(lag, m.cur.behind)
-	if p.earlier && skip < req.Skip {
-		// A resumed walk's first page whose anchor showed the checkpoint's
-		// position ran ahead of the server's (taken where a server that
-		// rounds skip had answered from before where asked, or before
-		// posts were removed): every end from here on is judged from that
-		// far back, as the pages after it may agree with the positions by
-		// the same rounding.
-		m.ahead = max(m.ahead, req.Skip-skip)
-	}
-	lag = max(lag, m.ahead)
-	if p.earlier || p.moved || first && m.cfg.After != "" {
-		// Where the page began is not vouched for: it is read on from
-		// once even where the count is met. Posts removed between the
-		// runs moved a resumed walk's anchor too, by as many as they were,
-		// and a checkpoint's position may run ahead of the server's (one
-		// that rounds skip); a page placed elsewhere than asked may have
-		// come from elsewhere still, its move matched by a count that lied.
-		lag = max(lag, 1)
-	}
-	m.judge(req, page, next, refused, progress, lag)
-	m.step.Emit = len(m.step.Yield) > 0 || first
-	if m.step.Emit {
-		m.twiceOnLast = m.dup != "" && sentTwice(page) != ""
-		m.outAt, m.outIDs = m.outAt[:0], m.outIDs[:0]
-		for _, i := range m.step.Yield {
-			m.outAt = append(m.outAt, skip+i)
-			m.outIDs = append(m.outIDs, page.IDs[i])
-		}
-	}
-}
-
-// commitPosts records the posts of a placed page from p.from on as
-// yielded and lists them in the step, without any the walk remembers
-// yielding (a server that lists a post twice), and returns how many
-// repeats it left out. The anchor becomes the last post yielded, or, when
-// the page brought none, the yielded post it showed last, where it showed
-// it.
-func (m *Machine) commitPosts(page *Page, p placement, skip int) (repeats int) {
-	c := &m.cur
-	for i := p.from; i < len(page.IDs); i++ {
-		id := page.IDs[i]
-		if id == "" {
-			continue
-		}
-		if m.mem.holds(id) {
-			repeats++
-			continue
-		}
-		m.mem.add(id)
-		m.posts++
-		c.anchor, c.anchorAt = id, skip+i
-		m.step.Yield = append(m.step.Yield, i)
-	}
-	if len(m.step.Yield) == 0 && !c.byID && !p.passed {
-		if prev := previousPost(page, p.from); prev >= 0 && m.mem.holds(page.IDs[prev]) {
-			c.anchor, c.anchorAt = page.IDs[prev], skip+prev
-		}
-	}
-	c.behind += p.behind
-	if len(page.IDs) > 0 {
-		c.pos = skip + len(page.IDs)
-	}
-	c.gradeCount(page)
-	if c.countLied() {
-		m.seen |= CountUnreliable
-	}
-	c.placed, c.placedAnswered = page.Count, page.Answered
-	return repeats
-}
-
-// judge decides, after a page is committed, whether the list goes on: the
-// one end judgement of every walk. An empty page or a null next ends it; a
-// next link goes on. An end that the count contradicts (from the walk's
-// position less lag, how far it may run ahead of the server's), or that a read
-// past it contradicted with posts it could not place (endDenied), is read
-// on from where the posts ended, twice at most, before it is believed (a
-// server that ends the list early, or sends one page short, loses no
-// post; a walk that follows next links reads on from where the server's
-// own positions put the end); a count that disagrees with where the list
-// ends is recorded, never a reason to stop. Two pages in a row that do not
-// move the walk on end it as stalled, not counting the first search's page
-// among them.
-func (m *Machine) judge(req Request, page *Page, next Next, refused, progress bool, lag int) {
-	c := &m.cur
-	if page.Count < 0 || next.Present && c.pos >= page.Count || !next.Present && c.pos != page.Count {
-		m.event(pageEvent(EventCountMismatch, req, page, ""))
-	}
-	if refused {
-		m.end(End{Kind: EndRefused})
-		return
-	}
-	if progress {
-		m.stale, m.readOn, m.endsAgain, m.searchedBack = 0, 0, 0, false
-	}
-	ends := len(page.IDs) == 0 || !next.Present
-	// An end short of one read before (a page read again further back)
-	// is no new end: it is read on from without counting, twice at most
-	// until the walk moves on (a server whose pages come back further back
-	// each time would keep the walk reading forever).
-	again := c.pos < m.endAt && m.endsAgain < 2
-	switch {
-	case ends && len(page.IDs) > 0 && (c.pos-lag < page.Count || m.endDenied) && (m.readOn < 2 || again):
-		if again {
-			m.endsAgain++
-		} else {
-			m.readOn++
-			m.endAt = c.pos
-		}
-		m.readPastEnd = true
-		m.plan.readOn(req, page)
-		if c.byID {
-			m.plan.followNext(Next{Skip: c.pos, Limit: req.Limit}) // where the server's own positions put the page's end
-		}
-		m.event(pageEvent(EventNextCorrected, req, page, "ugc: a page ended the list before its count; reading on"))
-	case ends:
-		m.finish()
-	case !progress && req.Purpose == Search && !m.searchedBack:
-		// It stands where the anchor was found, behind where the walk
-		// read (posts removed behind it moved it back): the next page
-		// tells whether the walk moves on.
-		m.searchedBack = true
-	case !progress:
-		if m.stale++; m.stale >= 2 {
-			m.end(End{Kind: EndStalled, Reason: fmt.Sprintf("2 pages in a row did not move the walk on (skip %d); the server may ignore skip", req.Skip)})
-		}
-	}
-}
-
-// finish ends a walk that reached the end of the list: complete, or with
-// the error that says why not. A walk resumed after a post it never found
-// lost its place; one that read a page twice over another post may have
-// lost that post; one whose end a read past it still contradicts may have
-// lost the posts it could not place; and one that ends short of its count
-// is incomplete unless it can vouch for its own reading (see
-// [Machine.shortfall]).
-func (m *Machine) finish() {
-	c := &m.cur
-	shortfall := c.last - m.cfg.Skip - m.dropped - m.posts
-	m.event(Event{Kind: EventShortfall, N: max(shortfall, 0)})
-	switch {
-	case c.seeking:
-		m.end(m.drift(fmt.Sprintf("post %s of the checkpoint is no longer in the list", c.anchor), ""))
-	case m.dup != "":
-		m.end(End{Kind: EndIncomplete, Reason: fmt.Sprintf("post %s came twice on one page, in place of another", m.dup)})
-	case m.endDenied:
-		m.end(End{Kind: EndIncomplete, Reason: "a read past where the list ended brought posts that could not be placed"})
-	case m.shortfall(shortfall):
-		m.end(End{Kind: EndIncomplete})
-	default:
-		m.end(End{Kind: EndDone})
-	}
-}
-
-// shortfall reports whether a walk that ends shortfall posts short of the
-// last count is incomplete. A walk whose every page was placed by its
-// anchor has read the list without a gap from its start to an end it read
-// twice: a count above what it found is the count's error, not the
-// walk's. A walk that read pages blind or followed next links as sent
-// cannot vouch for itself: a shortfall beyond the posts added behind it
-// (not owed) is incomplete, unless the count was seen to measure nothing.
-func (m *Machine) shortfall(shortfall int) bool {
-	c := &m.cur
-	vouched := m.seen&(UnverifiedPages|FollowedNext) == 0
-	return shortfall > c.behind && !vouched && c.trust != countNone
+// answer is a page being taken: the request it answers, the page as read,
+// the answers its placement took so far (this one included), whether no
+// page was placed before it (nothingPlaced: a resumed walk may search for
+// its first), and its next link as the walk takes it (see
+// [Machine.checkNext]).
+type answer struct {
+	req           Request
+	page          *Page
+	reads         int
+	nothingPlaced bool
+	next          Next
+	refused       bool
 }
 
 // end ends the walk.
 func (m *Machine) end(e End) {
-	c := &m.cur
 	e.Outcomes = m.Outcomes() &^ ResumeMayRepeat // said only of a walk stopped before its end
-	e.CountAtStart, e.CountAtEnd = c.count, c.last
-	e.Skip, e.Posts = m.cfg.Skip, m.posts
+	e.CountAtStart, e.CountAtEnd = m.ev.firstCount, m.ev.lastCount
+	e.Skip, e.Posts = m.cfg.Skip, m.pos.yielded
 	m.step.End = &e
-	m.ended = true
-}
-
-// fail ends the walk with e before the page is placed.
-func (m *Machine) fail(e End) {
-	m.end(e)
+	m.phase = ended
 }
 
 // drift is the end of a walk that found the list changed.
@@ -553,70 +214,40 @@ func (m *Machine) drift(reason, id string) End {
 // Outcomes is what the walk could not vouch for so far: that of a walk
 // stopped before its end.
 func (m *Machine) Outcomes() Outcomes {
-	o := m.seen
-	if m.fell && m.seen&UnverifiedPages != 0 {
+	o := m.ev.outcomes
+	if m.ev.fell && m.ev.outcomes&UnverifiedPages != 0 {
 		o |= CountFell
 	}
-	if (m.presumed || m.twiceOnLast) && !m.ended {
+	if (m.ev.presumed || m.ev.twiceOnLast) && m.phase != ended {
 		o |= ResumeMayRepeat
 	}
 	return o
 }
 
 // Counts returns the counts of the first and of the last page.
-func (m *Machine) Counts() (first, last int) { return m.cur.count, m.cur.last }
+func (m *Machine) Counts() (first, last int) { return m.ev.firstCount, m.ev.lastCount }
 
 // Checkpoint is where the walk stands once the first n posts of the last
 // page yielded were handed out: the position just after the last of them,
 // and its ID ("" before the first post).
 func (m *Machine) Checkpoint(n int) (skip int, after string) {
-	if n == 0 || n > len(m.outAt) {
-		if m.cur.anchor != "" {
-			return m.cur.anchorAt + 1, m.cur.anchor
+	if n == 0 || n > len(m.pos.handed) {
+		if m.pos.anchor != "" {
+			return m.pos.anchorAt + 1, m.pos.anchor
 		}
-		return m.cur.pos, ""
+		return m.pos.reached, ""
 	}
-	return m.outAt[n-1] + 1, m.outIDs[n-1]
+	return m.pos.handed[n-1].at + 1, m.pos.handed[n-1].id
 }
 
 // Resume is where the walk goes on, as a page's next: the server's next
 // link it follows when it follows them, else its own request where the
 // list goes on.
 func (m *Machine) Resume() Request {
-	if m.cur.byID {
-		return m.plan.following(&m.cur)
+	if m.plan.follows {
+		return m.plan.following(&m.pos, !m.ev.counted)
 	}
-	return m.plan.at(m.cur.pos, m.plan.limit)
+	return m.plan.at(m.pos.reached, m.plan.limit)
 }
 
 func (m *Machine) event(e Event) { m.step.Events = append(m.step.Events, e) }
-
-// sentTwice returns the ID of a post a page holds twice, or "".
-func sentTwice(page *Page) string {
-	for i, id := range page.IDs {
-		if id != "" && slices.Contains(page.IDs[i+1:], id) {
-			return id
-		}
-	}
-	return ""
-}
-
-// hasNonPost reports whether a page holds a node that could not be a post.
-func hasNonPost(page *Page) bool {
-	for _, id := range page.IDs {
-		if id == "" {
-			return true
-		}
-	}
-	return false
-}
-
-// previousPost returns the index of the last post before index i, or -1.
-func previousPost(page *Page, i int) int {
-	for i--; i >= 0; i-- {
-		if page.IDs[i] != "" {
-			return i
-		}
-	}
-	return -1
-}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ugcposts/ugc-go/internal/walk/walkmodel"
 )
 
 // servePage answers req from list as a server that keeps the contract
@@ -31,7 +33,7 @@ func servePage(list []string, req Request, extra int, answered uint64) *Page {
 // a hundred ended in ErrIncomplete).
 func TestAPageReadAgainOnlyForItsOrderIsPlacedWhereAsked(t *testing.T) {
 	t.Parallel()
-	list := makeIDs("p", 100)
+	list := walkmodel.MakeIDs("p", 100)
 	m := New(Config{Limit: 10, Ahead: 1})
 	wants, _ := m.Wants(nil)
 	step := m.Take(wants[0], servePage(list, wants[0], 1, 1))
@@ -41,7 +43,7 @@ func TestAPageReadAgainOnlyForItsOrderIsPlacedWhereAsked(t *testing.T) {
 	wants, _ = m.Wants(nil)
 	require.Len(t, wants, 2, "the page after the anchor's is foreseen")
 	own, after := wants[0], wants[1]
-	grown := append(makeIDs("n", 3), list...)
+	grown := append(walkmodel.MakeIDs("n", 3), list...)
 	afterPage := servePage(grown, after, 1, 2) // answered first, from the grown list
 	ownPage := servePage(list, own, 1, 3)
 	step = m.Take(own, ownPage)

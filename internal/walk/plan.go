@@ -13,9 +13,14 @@ type plan struct {
 	// pages with a next link showed: fewer than asked, on a server that
 	// caps pages lower.
 	served int
-	// byNext is set when the walk follows the server's next links as sent
-	// (a server that does not answer skip where asked): the next request.
-	byNext *Request
+	// follows is set once the server has shown it does not answer skip
+	// where asked: the walk follows its next links as sent, and pages are
+	// placed by the posts they hold, not by where they were asked for. A
+	// count that changes then is a change of the list that cannot be
+	// placed, unless the count was seen to lie, when it tells nothing.
+	// byNext is the next request, the last next link.
+	follows bool
+	byNext  *Request
 }
 
 func newPlan(limit, ahead int) plan {
@@ -48,18 +53,18 @@ func (p *plan) anchoredLimit() int { return min(p.limit+p.overlap(), MaxLimit) }
 // page from there still reaches past the last page's end; else (nodes that
 // are not posts, or pages of one post, stand between) a blind read where
 // the list goes on, from as many of the nodes before it as the overlap.
-func (p *plan) following(cur *cursor) Request {
+func (p *plan) following(cur *position, first bool) Request {
 	switch {
-	case !cur.counted && cur.anchor == "": // the first request: the caller's, exactly as built
-		return Request{Skip: cur.pos, Limit: p.limit, First: true}
+	case first && cur.anchor == "": // the first request: the caller's, exactly as built
+		return Request{Skip: cur.reached, Limit: p.limit, First: true}
 	case p.byNext != nil:
 		return *p.byNext
 	case cur.anchor == "":
-		return p.at(cur.pos, p.limit)
+		return p.at(cur.reached, p.limit)
 	}
 	reach := min(p.anchoredLimit(), p.served)
 	for _, start := range [...]int{cur.anchorAt - p.overlap() + 1, cur.anchorAt} {
-		if start = max(start, 0); cur.pos-start < reach {
+		if start = max(start, 0); cur.reached-start < reach {
 			return p.at(start, p.anchoredLimit())
 		}
 	}
@@ -67,11 +72,11 @@ func (p *plan) following(cur *cursor) Request {
 	// reaches: the read starts as many of them back as the overlap, so
 	// that posts removed behind the walk, which move the list back, show
 	// where one of them stood, not before the page.
-	back := min(p.overlap(), cur.pos-cur.anchorAt-1)
+	back := min(p.overlap(), cur.reached-cur.anchorAt-1)
 	if p.served <= back+1 {
 		back = 0 // pages of one node: the read would bring only what the walk read
 	}
-	r := p.at(cur.pos-back, min(p.limit+back, MaxLimit))
+	r := p.at(cur.reached-back, min(p.limit+back, MaxLimit))
 	r.Blind = true
 	return r
 }
@@ -107,15 +112,20 @@ func (p *plan) learn(req Request, page *Page) {
 	}
 }
 
-// readOn takes a page shorter than asked that ended the list before its
-// count as a sign that the server sends no more than that page's nodes a
-// page: the request that reads on starts where its posts ended, since one
-// from the anchor would bring the same page again. A page as long as
-// asked says nothing of that: the walk reads on from the anchor, which
-// checks where the list went on.
-func (p *plan) readOn(req Request, page *Page) {
+// readOn takes a page that ended the list before its count, the list
+// going on at reached after it. A page shorter than asked is a sign that
+// the server sends no more than that page's nodes a page: the request that
+// reads on starts where its posts ended, since one from the anchor would
+// bring the same page again. A page as long as asked says nothing of that:
+// the walk reads on from the anchor, which checks where the list went on.
+// A walk that follows next links reads on from where the server's own
+// positions put the page's end.
+func (p *plan) readOn(req Request, page *Page, reached int) {
 	if n := len(page.IDs); n > 0 && n < req.Limit {
 		p.served = min(p.served, n)
+	}
+	if p.follows {
+		p.followNext(Next{Skip: reached, Limit: req.Limit})
 	}
 }
 

@@ -32,6 +32,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ugcposts/ugc-go/internal/walk/walkmodel"
 )
 
 // walkMode is one way a shell drives the machine.
@@ -162,7 +164,7 @@ func (d *driver) run(m *Machine, stopAfter int, out *walkRun) (n int) {
 			d.trace(fmt.Sprintf("  take %+v", wants[0]))
 		}
 		step := m.Take(wants[0], f.page)
-		out.idleMost = max(out.idleMost, m.idle)
+		out.idleMost = max(out.idleMost, m.j.idle)
 		if d.trace != nil {
 			d.trace(fmt.Sprintf("  step placed=%v emit=%v yield=%v events=%v end=%+v", step.Placed, step.Emit, step.Yield, step.Events, step.End))
 		}
@@ -203,10 +205,10 @@ func runWalk(c *modelCase, mode walkMode, trace func(string)) (w walkRun, s *mod
 			w.panicked = p
 		}
 	}()
-	rng := rand.New(rand.NewPCG(c.seed, 0xd1))
-	pages := len(c.entries)/max(min(c.limit, c.pageCapOr(MaxLimit)), 1) + 1
+	rng := rand.New(rand.NewPCG(c.Seed, 0xd1))
+	pages := len(c.Entries)/max(min(c.Limit, c.PageCapOr(MaxLimit)), 1) + 1
 	d := &driver{s: s, rng: rng, budget: 40*pages + 400, trace: trace}
-	cfg := Config{Skip: c.startSkip, Limit: c.limit, Ahead: mode.ahead, Memory: c.memory}
+	cfg := Config{Skip: c.StartSkip, Limit: c.Limit, Ahead: mode.ahead, Memory: c.memory}
 	if !mode.resume {
 		d.run(New(cfg), 0, &w)
 		return w, s
@@ -229,7 +231,7 @@ func runWalk(c *modelCase, mode walkMode, trace func(string)) (w walkRun, s *mod
 	w.note = fmt.Sprintf("walked %s to page %d, %d posts of it, checkpoint (%d, %q), resumed %s", first.name, min(stopAfter, pages+1), n, skip, after, second.name)
 	w.end = nil
 	d.flight = d.flight[:0]
-	d.run(New(Config{Skip: skip, After: after, Limit: c.limit, Ahead: second.ahead, Memory: c.memory}), 0, &w)
+	d.run(New(Config{Skip: skip, After: after, Limit: c.Limit, Ahead: second.ahead, Memory: c.memory}), 0, &w)
 	return w, s
 }
 
@@ -259,7 +261,7 @@ func checkWalk(c *modelCase, mode walkMode, w walkRun, s *modelSession) []failur
 		fail("loops", "the walk sent %d requests without ending", w.requests)
 		return out
 	}
-	if w.idleMost >= maxIdle && (c.wellBehaved() || c.honestUnderChange()) {
+	if w.idleMost >= maxIdle && (c.WellBehaved() || c.HonestUnderChange()) {
 		fail("idle-bound", "a walk on a server that keeps the contract took %d answers in a row that did not move it on", w.idleMost)
 	}
 	if w.end.Outcomes&ResumeMayRepeat != 0 {
@@ -269,21 +271,21 @@ func checkWalk(c *modelCase, mode walkMode, w walkRun, s *modelSession) []failur
 	unverified := excused&(UnverifiedPages|FollowedNext|FirstPageUnchecked) != 0
 
 	// Sized up front: growing these maps was a fifth of the property's CPU.
-	ever := make(map[string]bool, len(c.entries)+len(s.touched))
-	for _, id := range c.entries {
+	ever := make(map[string]bool, len(c.Entries)+len(s.Touched))
+	for _, id := range c.Entries {
 		ever[id] = true
 	}
-	for id := range s.touched {
+	for id := range s.Touched {
 		ever[id] = true
 	}
-	owed := make(map[string]bool, len(c.entries))
-	before := make(map[string]bool, c.startSkip)
-	for i, id := range c.entries {
+	owed := make(map[string]bool, len(c.Entries))
+	before := make(map[string]bool, c.StartSkip)
+	for i, id := range c.Entries {
 		switch {
-		case id == nonPost:
-		case i < c.startSkip:
+		case id == walkmodel.NonPost:
+		case i < c.StartSkip:
 			before[id] = true
-		case !s.touched[id] && !s.lost[id]:
+		case !s.Touched[id] && !s.Lost[id]:
 			owed[id] = true
 		}
 	}
@@ -317,12 +319,12 @@ func checkWalk(c *modelCase, mode walkMode, w walkRun, s *modelSession) []failur
 	var missing []string
 	middle := false
 	last := -1
-	for i, id := range c.entries {
+	for i, id := range c.Entries {
 		if owed[id] && seen[id] > 0 {
 			last = i
 		}
 	}
-	for i, id := range c.entries {
+	for i, id := range c.Entries {
 		if owed[id] && seen[id] == 0 {
 			missing = append(missing, id)
 			middle = middle || i < last
@@ -335,9 +337,9 @@ func checkWalk(c *modelCase, mode walkMode, w walkRun, s *modelSession) []failur
 	case !middle && excused&(CountUnreliable|CountFell|FirstPageUnchecked|UnverifiedNodes) == 0:
 		fail("silent-short", "the walk ended complete, its last %d posts that stayed in place missing: %s", len(missing), few(missing))
 	}
-	if len(s.lost) > 0 && excused&(CountUnreliable|PostSentTwice|UnverifiedPages|FollowedNext|FirstPageUnchecked) == 0 && c.dupAt >= c.startSkip {
-		for id := range s.lost {
-			if seen[id] == 0 && !s.touched[id] && !s.touched[c.entries[c.dupAt-1]] {
+	if len(s.Lost) > 0 && excused&(CountUnreliable|PostSentTwice|UnverifiedPages|FollowedNext|FirstPageUnchecked) == 0 && c.DupAt >= c.StartSkip {
+		for id := range s.Lost {
+			if seen[id] == 0 && !s.Touched[id] && !s.Touched[c.Entries[c.DupAt-1]] {
 				fail("silent-dup", "the server sent a post twice in place of %s, and the walk ended complete", id)
 			}
 		}
@@ -385,7 +387,7 @@ func (t *tally) add(class string, c *modelCase, mode, msg string) {
 		t.classes[class] = cc
 	}
 	cc.walks++
-	if cc.least == nil || len(c.entries) < len(cc.least.entries) {
+	if cc.least == nil || len(c.Entries) < len(cc.least.Entries) {
 		cc.least, cc.mode, cc.msg = c, mode, msg
 	}
 }
@@ -460,23 +462,23 @@ func TestWalkPromise(t *testing.T) {
 							fmt.Printf("failing seed %d %s %s\n", seed, mode.name, f.class)
 						}
 					}
-					if c.honestUnderChange() {
+					if c.HonestUnderChange() {
 						honest.Add(1)
 					}
-					if c.wellBehaved() || c.honestUnderChange() {
+					if c.WellBehaved() || c.HonestUnderChange() {
 						storeMax(&idleMost, int64(w.idleMost))
 					}
-					if len(fs) == 0 && w.end != nil && w.end.Kind != EndDone && c.honestUnderChange() {
+					if len(fs) == 0 && w.end != nil && w.end.Kind != EndDone && c.HonestUnderChange() {
 						if listSeeds {
 							fmt.Printf("erring seed %d %s %s\n", seed, mode.name, describe(w.end))
 						}
 						changed.add("error/"+describe(w.end)[:strings.IndexByte(describe(w.end), ' ')], c, mode.name, describe(w.end))
 					}
-					if len(fs) > 0 || !c.benign() || w.end == nil {
+					if len(fs) > 0 || !c.Benign() || w.end == nil {
 						continue
 					}
 					server := "misbehaving server"
-					if c.wellBehaved() {
+					if c.WellBehaved() {
 						server = "well-behaved server"
 					}
 					if w.end.Kind != EndDone {
@@ -506,7 +508,8 @@ func TestWalkPromise(t *testing.T) {
 }
 
 // TestServersThePropertyFound replays the generated servers on which the
-// property once broke the promise, each now kept by a rule of the machine.
+// property once broke the promise, each now kept by a rule of the machine:
+// one subtest a seed, named by it (the rule table in doc.go cites them).
 func TestServersThePropertyFound(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -647,11 +650,14 @@ func TestServersThePropertyFound(t *testing.T) {
 		// read on from again without counting, for ever.
 		{166180, "an end short of one read before is read on from twice at most until the walk moves on"},
 	} {
-		c := newModelCase(tc.seed)
-		for _, mode := range walkModes {
-			w, s := runWalk(c, mode, nil)
-			assert.Empty(t, checkWalk(c, mode, w, s), "seed %d, %s (%s): %v", tc.seed, mode.name, tc.rule, c)
-		}
+		t.Run(fmt.Sprint(tc.seed), func(t *testing.T) {
+			t.Parallel()
+			c := newModelCase(tc.seed)
+			for _, mode := range walkModes {
+				w, s := runWalk(c, mode, nil)
+				assert.Empty(t, checkWalk(c, mode, w, s), "seed %d, %s (%s): %v", tc.seed, mode.name, tc.rule, c)
+			}
+		})
 	}
 }
 
