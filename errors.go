@@ -13,8 +13,38 @@ import (
 	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
-// Sentinels for errors.Is. An [*APIError] matches the one for its status;
-// bad input caught before any request matches [ErrInvalidParams].
+// Sentinels for errors.Is. An [*APIError] matches the one for its status.
+//
+// What the SDK refuses before any request matches one of two sentinels, so
+// that a service tells its own caller's mistake (answer 400) from a bug in
+// its own code or configuration (answer 500, and fix it) without reading
+// message text. [ErrInvalidParams] is for the values a service passes on
+// from its caller: a position, a resource, a selection. [ErrMisuse] is for
+// everything the program itself decides: how it calls, how much it asks
+// for, its options, headers and contexts.
+//
+//	refused before any request                       matches
+//	a cursor altered, or for another list             ErrInvalidParams (and ErrBadCursor)
+//	a gallery ID: "", ".", "..", control characters   ErrInvalidParams
+//	a filter the server would reject (*FilterError):  ErrInvalidParams
+//	  a label ID not 24 hexadecimal characters, ...
+//	a negative Limit or Skip                          ErrMisuse
+//	an Include other than IncludeLabels               ErrMisuse
+//	an Option at a level it does not belong to, nil,  ErrMisuse
+//	  or given a value it cannot take
+//	a reserved header (WithHeader: x-api-key,         ErrMisuse
+//	  User-Agent, Host)
+//	a nil context                                     ErrMisuse
+//	ResumeFrom with params that contradict the        ErrMisuse
+//	  checkpoint's query
+//	Page.Cursor on a walk's page                      ErrMisuse
+//	NewClient: an empty or malformed API key or base  ErrMisuse
+//	  URL, or a bad option
+//
+// A service that takes a limit, a skip or an include from its own caller
+// checks them itself (and answers 400) before it calls the SDK. A next URL
+// or checkpoint the client refuses (another origin or endpoint) matches
+// [ErrBadNext], neither of the two.
 var (
 	// ErrBadRequest matches an APIError with status 400.
 	ErrBadRequest = errors.New("ugc: bad request")
@@ -32,15 +62,38 @@ var (
 	ErrRetryBudgetExhausted = errors.New("ugc: the client's retry budget is exhausted")
 	// ErrServer matches an APIError with any 5xx status.
 	ErrServer = errors.New("ugc: server error")
-	// ErrInvalidParams matches bad input refused before any request: a
-	// negative limit or skip, a bad [Option], an unusable gallery ID, an unsupported
-	// include, an invalid filter (a [*FilterError]) or a foreign next URL.
+	// ErrInvalidParams matches input a service passes on from its own
+	// caller, refused before any request: a cursor, a gallery ID, a
+	// filter (a [*FilterError]). The table above lists every case; a
+	// service answers its caller 400.
 	ErrInvalidParams = errors.New("ugc: invalid parameters")
+	// ErrMisuse matches a programming or configuration error in the code
+	// that calls the SDK, refused before any request: a negative limit, an
+	// option at the wrong level, a reserved header, a nil context, a bad
+	// NewClient argument. The table above lists every case; a service
+	// answers 500 and fixes its code, never its caller 400.
+	ErrMisuse = errors.New("ugc: misuse")
 	// ErrForeignRedirect matches a redirect to an origin other than the base
 	// URL's, which the client refuses so that the API key stays on that
 	// origin. It is never retried.
 	ErrForeignRedirect = errors.New("ugc: redirect to another origin refused: the API key is only sent to the base URL's origin")
 )
+
+// misusedError is an error of the program that calls the SDK, with its own
+// text: it matches [ErrMisuse] as well as what it wraps.
+type misusedError struct{ err error }
+
+// misused marks err as the calling program's error ([ErrMisuse]).
+func misused(err error) error { return &misusedError{err} }
+
+// Error returns the wrapped error's text.
+func (e *misusedError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *misusedError) Unwrap() error { return e.err }
+
+// Is reports whether target is [ErrMisuse].
+func (e *misusedError) Is(target error) bool { return target == ErrMisuse }
 
 // snippetLen is how much of an unexpected body an error quotes.
 const snippetLen = 120

@@ -20,7 +20,7 @@ import (
 	ugc "github.com/ugcposts/ugc-go"
 )
 
-var statusSentinels = []error{ugc.ErrBadRequest, ugc.ErrUnauthorized, ugc.ErrNotFound, ugc.ErrRateLimited, ugc.ErrServer, ugc.ErrInvalidParams}
+var statusSentinels = []error{ugc.ErrBadRequest, ugc.ErrUnauthorized, ugc.ErrNotFound, ugc.ErrRateLimited, ugc.ErrServer, ugc.ErrInvalidParams, ugc.ErrMisuse}
 
 // TestAPIErrors sends each error status the API (or a proxy in front of it)
 // may answer, and checks the *APIError and the one sentinel it matches.

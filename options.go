@@ -35,7 +35,7 @@ const (
 // An option that belongs to one level only is an error elsewhere: a
 // Client's transport ([WithHTTPClient]) on a call, a walk's summary
 // ([WithSummary]) on a Client or a single call; the error says where it
-// belongs (for a call or walk, it matches [ErrInvalidParams]).
+// belongs and matches [ErrMisuse].
 type Option func(*settings) error
 
 // settings is what an option is applied to: one of a Client's options
@@ -436,7 +436,7 @@ func WithDrift(p DriftPolicy) Option {
 // endpoint (and gallery), on the client's origin ([ErrBadNext] otherwise),
 // and params that state a filter, market or include other than the
 // checkpoint's are an error that names the difference (matching
-// [ErrInvalidParams]), before any request. The walk starts at the checkpoint's
+// [ErrMisuse]), before any request. The walk starts at the checkpoint's
 // post and places its first page by it, as it places every page, so the
 // resumed walk neither repeats nor skips a post when posts were added or
 // removed between the two runs; a checkpoint taken after the last page
@@ -495,10 +495,10 @@ func (c *Client) newCallConfig(opts []Option) (callConfig, error) {
 		}
 		for _, o := range list {
 			if o == nil {
-				return cfg, fmt.Errorf("%w: nil Option", ErrInvalidParams)
+				return cfg, fmt.Errorf("%w: nil Option", ErrMisuse)
 			}
 			if err := o(&settings{call: &cfg}); err != nil {
-				return cfg, fmt.Errorf("%w: %w", ErrInvalidParams, err)
+				return cfg, fmt.Errorf("%w: %w", ErrMisuse, err)
 			}
 		}
 		cfg.header = callHeader(clientHeader, cfg.header)
@@ -544,7 +544,7 @@ func (c *Client) newIterConfig(opts []Option) iterConfig {
 			case errors.Is(err, errEachRequest):
 				cfg.call = append(cfg.call, o)
 			case err != nil && cfg.err == nil:
-				cfg.err = fmt.Errorf("%w: %w", ErrInvalidParams, err)
+				cfg.err = fmt.Errorf("%w: %w", ErrMisuse, err)
 			}
 		}
 	}

@@ -34,7 +34,7 @@ func (p *PostsParams) validate() error {
 	}
 	for _, inc := range p.Include {
 		if inc != IncludeLabels {
-			return fmt.Errorf("%w: include %q is not supported (only %q is)", ErrInvalidParams, inc, IncludeLabels)
+			return fmt.Errorf("%w: include %q is not supported (only %q is)", ErrMisuse, inc, IncludeLabels)
 		}
 	}
 	return p.Filter.Validate()
@@ -43,8 +43,10 @@ func (p *PostsParams) validate() error {
 // Posts returns one page of approved posts (GET /v1/posts). params may be
 // nil. With Include [IncludeLabels] every post carries Labels.
 //
-// It returns an error wrapping [ErrInvalidParams] (a [*FilterError] for the
-// filter) before any request for bad params; an [*APIError] for a non-2xx
+// Before any request, it returns an error matching [ErrInvalidParams] for
+// a filter the server would reject (a [*FilterError]) and one matching
+// [ErrMisuse] for a negative Limit or Skip or an unsupported Include (see
+// the table at [ErrInvalidParams]); then an [*APIError] for a non-2xx
 // answer; a [*DecodeError] for a body that is not a valid page; ctx.Err()
 // when the context ends, or, if it ends during retries, an error matching
 // ctx.Err() that also carries the last attempt's error. opts change this
