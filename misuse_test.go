@@ -161,6 +161,10 @@ func generatedRefusals(r *rand.Rand, n int) []refusal {
 		refusal{"WithCursor on a walk", ugc.ErrMisuse, func(ctx context.Context, c *ugc.Client) error {
 			return firstErr(c.AllInbox(ctx, nil, ugc.WithCursor("")))
 		}})
+	var nilCtx context.Context
+	add("nil context", ugc.ErrMisuse,
+		func(_ context.Context, c *ugc.Client) error { _, err := c.Inbox(nilCtx, nil); return err },
+		func(_ context.Context, c *ugc.Client) error { return firstErr(c.AllInbox(nilCtx, nil)) })
 	return out
 }
 

@@ -374,7 +374,7 @@ const MaxReadAhead = 64
 // up to n, so that a walk that meets a quota at its first requests has a
 // few of them refused at the first throttle, not all n. More than
 // [MaxReadAhead], or a negative n, is an error that matches
-// [ErrInvalidParams], yielded before any request.
+// [ErrMisuse], yielded before any request.
 //
 // Posts are yielded in the list's order in every mode, memory is bounded by
 // the pages in flight, and the guarantees of a sequential walk hold. Each

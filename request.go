@@ -52,7 +52,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Op
 // transport's errors as they are (go-retryablehttp asserts *url.Error).
 func (c *Client) getPageUnmasked(ctx context.Context, u *url.URL, labels bool, opts []Option, hooks attemptHooks) (*Page, error) {
 	if ctx == nil {
-		return nil, fmt.Errorf("%w: nil context", ErrInvalidParams)
+		return nil, fmt.Errorf("%w: nil context", ErrMisuse)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err // as is, and before a transport sees the request

@@ -247,7 +247,7 @@ func TestRequestBadInputSendsNothing(t *testing.T) {
 		{"posts invalid filter", func(c *ugc.Client) (*ugc.Page, error) {
 			return c.Posts(ctx, &ugc.PostsParams{Filter: ugc.Filter{ugc.AnyLabel("not-an-id")}})
 		}, `Filter value "not-an-id" is not a valid ID`, ugc.ErrInvalidParams},
-		{"posts nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(nilCtx, nil) }, "nil context", ugc.ErrInvalidParams},
+		{"posts nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(nilCtx, nil) }, "nil context", ugc.ErrMisuse},
 		{"gallery empty ID", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(ctx, "", nil) }, "empty gallery ID", ugc.ErrInvalidParams},
 		{"gallery .", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(ctx, ".", nil) }, `"."`, ugc.ErrInvalidParams},
 		{"gallery ..", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(ctx, "..", nil) }, `".."`, ugc.ErrInvalidParams},
@@ -255,10 +255,10 @@ func TestRequestBadInputSendsNothing(t *testing.T) {
 		{"gallery skip -1", func(c *ugc.Client) (*ugc.Page, error) {
 			return c.GalleryPosts(ctx, "abc", &ugc.GalleryPostsParams{Skip: -1})
 		}, "skip -1", ugc.ErrMisuse},
-		{"gallery nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(nilCtx, "abc", nil) }, "nil context", ugc.ErrInvalidParams},
+		{"gallery nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(nilCtx, "abc", nil) }, "nil context", ugc.ErrMisuse},
 		{"inbox limit -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Inbox(ctx, &ugc.InboxParams{Limit: -1}) }, "limit -1", ugc.ErrMisuse},
 		{"inbox skip -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Inbox(ctx, &ugc.InboxParams{Skip: -1}) }, "skip -1", ugc.ErrMisuse},
-		{"inbox nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.Inbox(nilCtx, nil) }, "nil context", ugc.ErrInvalidParams},
+		{"inbox nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.Inbox(nilCtx, nil) }, "nil context", ugc.ErrMisuse},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
