@@ -152,10 +152,11 @@ func isPlainText(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
 }
 
-// Error returns "ugc: GET /v1/posts: 401 Unauthorized: No valid API key
-// provided", followed by "(after 5 attempts)" when the call was retried.
+// Error returns "ugc: GET /v1/posts: 401 Unauthorized (request ID
+// edge-1): No valid API key provided (after 5 attempts)": the request ID
+// when the answer carried one, the attempts when the call was retried.
 func (e *APIError) Error() string {
-	s := fmt.Sprintf("ugc: %s %s: %d %s: %s", e.Method, e.Endpoint, e.StatusCode, http.StatusText(e.StatusCode), e.Message)
+	s := fmt.Sprintf("ugc: %s %s: %d %s%s: %s", e.Method, e.Endpoint, e.StatusCode, http.StatusText(e.StatusCode), requestIDNote(e.Header), e.Message)
 	if e.Attempts > 1 {
 		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
 	}
@@ -163,12 +164,29 @@ func (e *APIError) Error() string {
 }
 
 // requestIDHeaders are the conventional headers that carry a request ID,
-// in the order [APIError.RequestID] looks for them.
+// in the order [RequestID] looks for them.
 var requestIDHeaders = []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Request-Id", "X-Correlation-Id", "Request-Id", "X-Trace-Id", "Cf-Ray"}
 
-// RequestID returns the ID the server or a proxy gave the failed request
-// (X-Request-Id, X-Amzn-RequestId, X-Amz-Request-Id, X-Correlation-Id,
-// Request-Id, X-Trace-Id or CF-Ray, the first present), or "" if none.
+// RequestID returns the ID the server or a proxy gave the request whose
+// answer err carries, or "" if none: the first present of X-Request-Id,
+// X-Amzn-RequestId, X-Amz-Request-Id, X-Correlation-Id, Request-Id,
+// X-Trace-Id and CF-Ray, with the API key masked as in every error. It
+// unwraps err to the first [*APIError], [*DecodeError] or [*ThrottleError]
+// (whose ID is that of its last throttled answer; "" when it sent
+// nothing), so it reads the ID of any error a call or a walk returns,
+// wrapped or not; each of the three also has a RequestID method. The same
+// ID is in the error's text, in [AttemptInfo.RequestID], in the log line
+// of the attempt ([WithLogger]) and on otelugc's span.
+func RequestID(err error) string {
+	var r interface{ RequestID() string }
+	if errors.As(err, &r) {
+		return r.RequestID()
+	}
+	return ""
+}
+
+// RequestID returns the ID the server or a proxy gave the failed request,
+// or "" if none (see [RequestID]).
 func (e *APIError) RequestID() string { return requestID(e.Header) }
 
 func requestID(h http.Header) string {
@@ -176,6 +194,15 @@ func requestID(h http.Header) string {
 		if v := h.Get(k); v != "" {
 			return v
 		}
+	}
+	return ""
+}
+
+// requestIDNote is " (request ID <id>)" for an answer that carried one,
+// for an error's text; "" otherwise.
+func requestIDNote(h http.Header) string {
+	if id := requestID(h); id != "" {
+		return " (request ID " + id + ")"
 	}
 	return ""
 }
@@ -213,13 +240,20 @@ type DecodeError struct {
 	Attempts int
 }
 
-// RequestID returns the ID the server or a proxy gave the request, as
-// [APIError.RequestID] does, or "" if none.
+// RequestID returns the ID the server or a proxy gave the request, or ""
+// if none (see [RequestID]).
 func (e *DecodeError) RequestID() string { return requestID(e.Header) }
 
-// Error names the request, the status, the cause and the start of the body.
+// Error names the request, the status, its request ID if any, the cause
+// and the start of the body, then the attempts when the call was retried:
+// "ugc: GET /v1/posts: 200 (request ID edge-1): invalid response: ...
+// (body starts "...") (after 3 attempts)".
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("ugc: %s %s: %d: invalid response: %v (body starts %q)", e.Method, e.Endpoint, e.StatusCode, e.Err, e.Snippet)
+	s := fmt.Sprintf("ugc: %s %s: %d%s: invalid response: %v (body starts %q)", e.Method, e.Endpoint, e.StatusCode, requestIDNote(e.Header), e.Err, e.Snippet)
+	if e.Attempts > 1 {
+		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
+	}
+	return s
 }
 
 // Unwrap returns the underlying decoding error.
@@ -358,6 +392,15 @@ func (e *ThrottleError) Error() string {
 		s += "; last: " + e.Err.Error()
 	}
 	return s
+}
+
+// RequestID returns the request ID of the last throttled answer, or ""
+// when the call sent nothing or the answer carried none (see [RequestID]).
+func (e *ThrottleError) RequestID() string {
+	if e.Err == nil {
+		return ""
+	}
+	return e.Err.RequestID()
 }
 
 // Unwrap returns the last throttled answer, or nil.
