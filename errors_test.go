@@ -286,7 +286,7 @@ func TestDeadlineDuringRetriesKeepsTheLastError(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, apiErr.StatusCode)
 	assert.Equal(t, "req-1", apiErr.RequestID())
 	assert.Equal(t, 1, attempts)
-	assert.Equal(t, "context deadline exceeded during retries, after 1 attempts; last: ugc: GET /prefix/v1/posts: 500 Internal Server Error (request ID req-1): Something went wrong", err.Error())
+	assert.Equal(t, "ugc: GET /prefix/v1/posts: context deadline exceeded during retries; last: 500 Internal Server Error (request ID req-1): Something went wrong", err.Error())
 }
 
 func TestLimitAboveMaxIsCapped(t *testing.T) {

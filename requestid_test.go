@@ -4,6 +4,7 @@ package ugc
 // returns (RequestID), and the same ID in the error's text.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -27,6 +28,7 @@ func TestRequestIDOfTheThreeErrorTypes(t *testing.T) {
 		"APIError":                    {api, "edge-1"},
 		"DecodeError":                 {dec, "edge-1"},
 		"ThrottleError":               {&ThrottleError{Err: api, Wait: time.Minute}, "edge-1"},
+		"abandoned":                   {abandoned("/v1/posts", context.DeadlineExceeded, api), "edge-1"},
 		"ThrottleError, nothing sent": {&ThrottleError{Wait: time.Minute}, ""},
 		"retry budget":                {fmt.Errorf("%w: %w", ErrRetryBudgetExhausted, dec), "edge-1"},
 		"a transport error":           {fmt.Errorf("ugc: GET /v1/posts: %w", errors.New("connection reset")), ""},
