@@ -21,9 +21,17 @@ import (
 //	INFO  "ugc: quota used up, the client pauses" (a success whose headers say
 //	                                          nothing remains) ... pause outcome=ok
 //
-// A line for an attempt that waited for its turn (a pause, the rate) has
-// quota_wait; one whose answer said something of the quota has
-// ratelimit_remaining and, when the server sent its policy, ratelimit_rate.
+// Every line has method, endpoint, attempt, status (0: no answer),
+// duration and outcome; a line for a failed attempt has error. The others
+// are there only when they apply:
+//
+//	request_id           the answer carried a request ID (see RequestID)
+//	wait                 another attempt follows after it, or a throttle's
+//	                     wait ended the call
+//	pause                the answer started a client-wide pause
+//	quota_wait           the attempt waited for its turn (a pause, the rate)
+//	ratelimit_remaining  the answer said how many requests the quota allows
+//	ratelimit_rate       the answer sent the quota's policy (requests a second)
 //
 // No line holds the API key: errors are already masked, URLs never hold it.
 
@@ -78,6 +86,9 @@ func attemptAttrs(a AttemptInfo, outcome string) []slog.Attr {
 		slog.Duration("duration", a.Duration),
 		slog.String("outcome", outcome),
 	}
+	if a.RequestID != "" {
+		attrs = append(attrs, slog.String("request_id", a.RequestID))
+	}
 	if a.Retry || a.Throttled {
 		attrs = append(attrs, slog.Duration("wait", a.Wait))
 	}
@@ -87,11 +98,11 @@ func attemptAttrs(a AttemptInfo, outcome string) []slog.Attr {
 	if a.QuotaWait > 0 {
 		attrs = append(attrs, slog.Duration("quota_wait", a.QuotaWait))
 	}
-	if rl := a.RateLimit; rl != nil {
+	if rl := a.RateLimit; rl != nil && rl.Remaining >= 0 { // -1: not sent
 		attrs = append(attrs, slog.Int("ratelimit_remaining", rl.Remaining))
-		if r := rl.Rate(); r > 0 {
-			attrs = append(attrs, slog.Float64("ratelimit_rate", r))
-		}
+	}
+	if rl := a.RateLimit; rl != nil && rl.Rate() > 0 {
+		attrs = append(attrs, slog.Float64("ratelimit_rate", rl.Rate()))
 	}
 	if a.Err != nil {
 		attrs = append(attrs, slog.String("error", a.Err.Error()))

@@ -218,8 +218,11 @@ func WithAttemptTimeout(d time.Duration) Option {
 }
 
 // WithLogger makes the client log each attempt through l, with the call's
-// context and structured attributes (method, endpoint, attempt, status,
-// duration, wait, outcome, error): a success at Debug, a success after
+// context and structured attributes: method, endpoint, attempt, status,
+// duration and outcome on every line, and, only when they apply,
+// request_id (the answer's, see [RequestID]), error, wait, pause,
+// quota_wait, ratelimit_remaining (the answer said it) and ratelimit_rate
+// (the answer sent its policy). A success at Debug, a success after
 // retries at Info, a failed attempt that will be retried at Warn, a final
 // failure at Error (Warn for a 4xx answer, which is the caller's to handle),
 // a call abandoned by its context at Info. Without it the client writes

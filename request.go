@@ -104,7 +104,7 @@ func newAttemptInfo(u *url.URL, attempt int, start time.Time, resp *http.Respons
 	a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start) - ans.quotaWait,
 		QuotaWait: ans.quotaWait, Throttled: ans.throttled, Pause: ans.pause, RateLimit: ans.limit}
 	if resp != nil {
-		a.StatusCode = resp.StatusCode
+		a.StatusCode, a.RequestID = resp.StatusCode, requestID(resp.Header)
 	}
 	return a
 }

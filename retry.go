@@ -114,7 +114,7 @@ func (c *Client) observe(ctx context.Context, a AttemptInfo, canceled bool) {
 	if c.observer == nil && c.logger == nil {
 		return
 	}
-	a.Endpoint, a.Err = c.masker.mask(a.Endpoint), c.maskErr(a.Err)
+	a.Endpoint, a.RequestID, a.Err = c.masker.mask(a.Endpoint), c.masker.mask(a.RequestID), c.maskErr(a.Err)
 	if c.observer != nil {
 		c.observer(ctx, a)
 	}
