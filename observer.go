@@ -55,3 +55,14 @@ type AttemptInfo struct {
 // the caller started is reachable). It must not block: the next attempt
 // waits for it. Use it for metrics and traces; see [WithAttemptObserver].
 type AttemptObserver func(ctx context.Context, a AttemptInfo)
+
+// then returns an observer that calls o (if any), then next.
+func (o AttemptObserver) then(next AttemptObserver) AttemptObserver {
+	if o == nil {
+		return next
+	}
+	return func(ctx context.Context, a AttemptInfo) {
+		o(ctx, a)
+		next(ctx, a)
+	}
+}

@@ -302,7 +302,9 @@ func WithInsecureHTTP() Option {
 // The SDK does not depend on OpenTelemetry; package
 // github.com/ugcposts/ugc-go/otelugc, a module of its own, is an observer
 // that records each attempt as an OpenTelemetry span, with events and
-// metrics (otelugc.Instrument gives it to a Client).
+// metrics (otelugc.Instrument gives it to a Client). Several observers
+// (otelugc.Instrument and your own, say) all run, one after the other, in
+// the order they were given to NewClient: none replaces another.
 //
 // Given to: NewClient.
 func WithAttemptObserver(obs AttemptObserver) Option {
@@ -310,7 +312,7 @@ func WithAttemptObserver(obs AttemptObserver) Option {
 		if obs == nil {
 			return errors.New("WithAttemptObserver: nil AttemptObserver")
 		}
-		o.observer = obs
+		o.observer = o.observer.then(obs)
 		return nil
 	})
 }
