@@ -224,10 +224,15 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
-// DecodeError is a response that could not be read as the contract
-// describes: a truncated or oversized body, HTML, null where a list is
-// required, a missing required field. The page it came from is never
-// returned in part.
+// DecodeError is a 2xx answer that holds no page: a body cut short or
+// over the size cap ([WithMaxResponseBytes]), a body that is not valid
+// JSON (HTML, text), or a page whose envelope cannot be read (count, next
+// or nodes missing, null or of another type). Inside the nodes the reader
+// is tolerant: a post with a field missing, null or of another type is
+// kept with what could be read, and the deviation is on the page
+// ([Page.Deviations]), not an error; with [WithStrictDecoding] every such
+// deviation is a DecodeError too. The page it came from is never returned
+// in part.
 type DecodeError struct {
 	Method     string
 	Endpoint   string
