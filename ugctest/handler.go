@@ -106,6 +106,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.rules.active.Load() {
 		in := h.incoming(r, keyValid)
 		fault, ruleName = h.rules.decide(&in)
+		id = fault.requestID(id)
 	}
 	var stalled time.Duration // a kit request's stall, answered at once
 	switch {
