@@ -52,22 +52,30 @@ func attemptLine(a AttemptInfo, canceled bool) (slog.Level, string, string) {
 	switch {
 	case canceled:
 		return slog.LevelInfo, "ugc: request abandoned", "canceled"
-	case a.Err == nil && a.Attempt > 1:
-		return slog.LevelInfo, "ugc: request succeeded after retries", "ok"
-	case a.Err != nil && a.Throttled && a.Retry:
-		return slog.LevelWarn, "ugc: throttled, the client pauses", "throttled"
-	case a.Err != nil && a.Throttled:
-		return slog.LevelWarn, "ugc: rate limited: the wait for the quota is past the call's bound", "throttled"
-	case a.Err != nil && a.Retry:
-		return slog.LevelWarn, "ugc: attempt failed, retrying", "retry"
-	case a.Err == nil && a.Pause > 0:
-		return slog.LevelInfo, "ugc: quota used up, the client pauses", "ok"
-	case a.Err != nil && callersToHandle(a):
-		return slog.LevelWarn, "ugc: request failed", "failed"
 	case a.Err != nil:
-		return slog.LevelError, "ugc: request failed", "failed"
+		return failedLine(a)
+	case a.Attempt > 1:
+		return slog.LevelInfo, "ugc: request succeeded after retries", "ok"
+	case a.Pause > 0:
+		return slog.LevelInfo, "ugc: quota used up, the client pauses", "ok"
 	}
 	return slog.LevelDebug, "ugc: request succeeded", "ok"
+}
+
+// failedLine is the level, message and outcome of the log line of an
+// attempt that failed.
+func failedLine(a AttemptInfo) (slog.Level, string, string) {
+	switch {
+	case a.Throttled && a.Retry:
+		return slog.LevelWarn, "ugc: throttled, the client pauses", "throttled"
+	case a.Throttled:
+		return slog.LevelWarn, "ugc: rate limited: the wait for the quota is past the call's bound", "throttled"
+	case a.Retry:
+		return slog.LevelWarn, "ugc: attempt failed, retrying", "retry"
+	case callersToHandle(a):
+		return slog.LevelWarn, "ugc: request failed", "failed"
+	}
+	return slog.LevelError, "ugc: request failed", "failed"
 }
 
 // callersToHandle reports whether a failed attempt is the caller's to
