@@ -150,7 +150,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	write(w, resp, fault)
 }
 
-// record adds rec to the request log and hands it to the WithOnRequest
+// record adds rec to the request log and hands it to the WithRequestHook
 // hook, if any.
 func (h *Handler) record(rec Request) {
 	h.log.add(rec)
