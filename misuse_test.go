@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/ugcposts/ugc-go"
+	"github.com/ugcposts/ugc-go/ugctest"
 )
 
 // refusalTransport answers no request but counts every one: a refusal
@@ -221,5 +222,20 @@ func TestNewClientErrorsAreMisuse(t *testing.T) {
 		assert.ErrorIs(t, err, ugc.ErrMisuse, name)
 		assert.NotErrorIs(t, err, ugc.ErrInvalidParams, name)
 		assert.True(t, strings.HasPrefix(err.Error(), "ugc: NewClient: "), "%s: %v", name, err)
+	}
+}
+
+// TestCursorOfAWalksPageIsMisuse: Page.Cursor on a walk's page is the
+// program's error (a walk resumes from its Checkpoint), the last row of
+// the table in ErrInvalidParams's documentation that needs a page.
+func TestCursorOfAWalksPageIsMisuse(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t)
+	for page, err := range srv.Client().PostsPages(context.Background(), &ugc.PostsParams{Limit: 2}) {
+		require.NoError(t, err)
+		_, err = page.Cursor()
+		assert.ErrorIs(t, err, ugc.ErrMisuse)
+		assert.NotErrorIs(t, err, ugc.ErrInvalidParams)
+		break
 	}
 }
