@@ -23,7 +23,7 @@ import (
 // everything the program itself decides: how it calls, how much it asks
 // for, its options, headers and contexts.
 //
-//	refused before any request                       matches
+//	refused before any request                        matches
 //	a cursor altered, or for another list             ErrInvalidParams (and ErrBadCursor)
 //	a gallery ID: "", ".", "..", control characters   ErrInvalidParams
 //	a filter the server would reject (*FilterError):  ErrInvalidParams
@@ -64,14 +64,15 @@ var (
 	ErrServer = errors.New("ugc: server error")
 	// ErrInvalidParams matches input a service passes on from its own
 	// caller, refused before any request: a cursor, a gallery ID, a
-	// filter (a [*FilterError]). The table above lists every case; a
-	// service answers its caller 400.
+	// filter (a [*FilterError]). The table of the sentinels'
+	// documentation lists every case; a service answers its caller 400.
 	ErrInvalidParams = errors.New("ugc: invalid parameters")
 	// ErrMisuse matches a programming or configuration error in the code
 	// that calls the SDK, refused before any request: a negative limit, an
 	// option at the wrong level, a reserved header, a nil context, a bad
-	// NewClient argument. The table above lists every case; a service
-	// answers 500 and fixes its code, never its caller 400.
+	// NewClient argument. The table of the sentinels' documentation
+	// lists every case; a service answers 500 and fixes its code, never
+	// its caller 400.
 	ErrMisuse = errors.New("ugc: misuse")
 	// ErrForeignRedirect matches a redirect to an origin other than the base
 	// URL's, which the client refuses so that the API key stays on that
