@@ -12,11 +12,8 @@ import (
 // bound ([WithAttemptTimeout]) while the caller's context was still alive:
 // the server was too slow for one attempt, not the caller out of time. The
 // error still matches context.DeadlineExceeded, for code that checks that.
-// A caller's own deadline never gives ErrAttemptTimeout: it gives
-// ctx.Err() itself when it had passed before the call began, and
-// otherwise an error that matches it and names the call ("ugc: GET
-// /v1/posts: context deadline exceeded"), with the last failed attempt's
-// error when there was one.
+// A caller's own deadline never gives ErrAttemptTimeout (see
+// [Client.Posts] for what it gives).
 var ErrAttemptTimeout = errors.New("ugc: attempt timed out")
 
 // errAttemptDeadline is the cause of an attempt's context that ended at the

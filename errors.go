@@ -168,16 +168,14 @@ func (e *APIError) Error() string {
 // in the order [RequestID] looks for them.
 var requestIDHeaders = []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Request-Id", "X-Correlation-Id", "Request-Id", "X-Trace-Id", "Cf-Ray"}
 
-// RequestID returns the ID the server or a proxy gave the request whose
-// answer err carries, or "" if none: the first present of X-Request-Id,
-// X-Amzn-RequestId, X-Amz-Request-Id, X-Correlation-Id, Request-Id,
-// X-Trace-Id and CF-Ray, with the API key masked as in every error. It
-// unwraps err to the first [*APIError], [*DecodeError] or [*ThrottleError]
-// (whose ID is that of its last throttled answer; "" when it sent
-// nothing), so it reads the ID of any error a call or a walk returns,
-// wrapped or not; each of the three also has a RequestID method. The same
-// ID is in the error's text, in [AttemptInfo.RequestID], in the log line
-// of the attempt ([WithLogger]) and on otelugc's span.
+// RequestID returns the ID the server or a proxy gave the answer err
+// carries, or "": the first of X-Request-Id, X-Amzn-RequestId,
+// X-Amz-Request-Id, X-Correlation-Id, Request-Id, X-Trace-Id and CF-Ray,
+// the API key masked. It unwraps err, wrapped or not, to the first
+// [*APIError], [*DecodeError] or [*ThrottleError] (its last throttled
+// answer's; "" when it sent nothing), each of which has the method too.
+// The same ID is in the error's text, [AttemptInfo.RequestID], the log
+// line ([WithLogger]) and otelugc's span.
 func RequestID(err error) string {
 	var r interface{ RequestID() string }
 	if errors.As(err, &r) {
