@@ -68,7 +68,8 @@ type Client struct {
 // every request keeps its path prefix. It returns an error for an empty key,
 // a relative or malformed base URL, a base URL with a query, fragment or
 // user info, plain http:// to a non-loopback host without
-// [WithInsecureHTTP], or a bad option. No error text contains the key.
+// [WithInsecureHTTP], or a bad option; each matches [ErrMisuse]. No error
+// text contains the key.
 func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	o := options{
 		retryMax:       DefaultRetryMax,
@@ -81,17 +82,17 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		clock:          pace.Real{},
 	}
 	if err := applyClientOptions(&o, opts); err != nil {
-		return nil, fmt.Errorf("ugc: NewClient: %w", err)
+		return nil, misused(fmt.Errorf("ugc: NewClient: %w", err))
 	}
 	if strings.TrimSpace(apiKey) == "" {
-		return nil, errors.New("ugc: NewClient: empty API key")
+		return nil, misused(errors.New("ugc: NewClient: empty API key"))
 	}
 	if strings.IndexFunc(apiKey, unicode.IsControl) >= 0 { // no header may carry one, and masking need not know their escapes
-		return nil, errors.New("ugc: NewClient: API key contains a control character")
+		return nil, misused(errors.New("ugc: NewClient: API key contains a control character"))
 	}
 	base, err := parseBaseURL(baseURL, o.insecureHTTP)
 	if err != nil {
-		return nil, fmt.Errorf("ugc: NewClient: %w", err)
+		return nil, misused(fmt.Errorf("ugc: NewClient: %w", err))
 	}
 
 	ua := "ugc-go/" + Version

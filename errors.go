@@ -13,8 +13,38 @@ import (
 	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
-// Sentinels for errors.Is. An [*APIError] matches the one for its status;
-// bad input caught before any request matches [ErrInvalidParams].
+// Sentinels for errors.Is. An [*APIError] matches the one for its status.
+//
+// What the SDK refuses before any request matches one of two sentinels, so
+// that a service tells its own caller's mistake (answer 400) from a bug in
+// its own code or configuration (answer 500, and fix it) without reading
+// message text. [ErrInvalidParams] is for the values a service passes on
+// from its caller: a position, a resource, a selection. [ErrMisuse] is for
+// everything the program itself decides: how it calls, how much it asks
+// for, its options, headers and contexts.
+//
+//	refused before any request                        matches
+//	a cursor altered, or for another list             ErrInvalidParams (and ErrBadCursor)
+//	a gallery ID: "", ".", "..", control characters   ErrInvalidParams
+//	a filter the server would reject (*FilterError):  ErrInvalidParams
+//	  a label ID not 24 hexadecimal characters, ...
+//	a negative Limit or Skip                          ErrMisuse
+//	an Include other than IncludeLabels               ErrMisuse
+//	an Option at a level it does not belong to, nil,  ErrMisuse
+//	  or given a value it cannot take
+//	a reserved header (WithHeader: x-api-key,         ErrMisuse
+//	  User-Agent, Host)
+//	a nil context                                     ErrMisuse
+//	ResumeFrom with params that contradict the        ErrMisuse
+//	  checkpoint's query
+//	Page.Cursor on a walk's page                      ErrMisuse
+//	NewClient: an empty or malformed API key or base  ErrMisuse
+//	  URL, or a bad option
+//
+// A service that takes a limit, a skip or an include from its own caller
+// checks them itself (and answers 400) before it calls the SDK. A next URL
+// or checkpoint the client refuses (another origin or endpoint) matches
+// [ErrBadNext], neither of the two.
 var (
 	// ErrBadRequest matches an APIError with status 400.
 	ErrBadRequest = errors.New("ugc: bad request")
@@ -32,15 +62,39 @@ var (
 	ErrRetryBudgetExhausted = errors.New("ugc: the client's retry budget is exhausted")
 	// ErrServer matches an APIError with any 5xx status.
 	ErrServer = errors.New("ugc: server error")
-	// ErrInvalidParams matches bad input refused before any request: a
-	// negative limit or skip, a bad [Option], an unusable gallery ID, an unsupported
-	// include, an invalid filter (a [*FilterError]) or a foreign next URL.
+	// ErrInvalidParams matches input a service passes on from its own
+	// caller, refused before any request: a cursor, a gallery ID, a
+	// filter (a [*FilterError]). The table of the sentinels'
+	// documentation lists every case; a service answers its caller 400.
 	ErrInvalidParams = errors.New("ugc: invalid parameters")
+	// ErrMisuse matches a programming or configuration error in the code
+	// that calls the SDK, refused before any request: a negative limit, an
+	// option at the wrong level, a reserved header, a nil context, a bad
+	// NewClient argument. The table of the sentinels' documentation
+	// lists every case; a service answers 500 and fixes its code, never
+	// its caller 400.
+	ErrMisuse = errors.New("ugc: misuse")
 	// ErrForeignRedirect matches a redirect to an origin other than the base
 	// URL's, which the client refuses so that the API key stays on that
 	// origin. It is never retried.
 	ErrForeignRedirect = errors.New("ugc: redirect to another origin refused: the API key is only sent to the base URL's origin")
 )
+
+// misusedError is an error of the program that calls the SDK, with its own
+// text: it matches [ErrMisuse] as well as what it wraps.
+type misusedError struct{ err error }
+
+// misused marks err as the calling program's error ([ErrMisuse]).
+func misused(err error) error { return &misusedError{err} }
+
+// Error returns the wrapped error's text.
+func (e *misusedError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *misusedError) Unwrap() error { return e.err }
+
+// Is reports whether target is [ErrMisuse].
+func (e *misusedError) Is(target error) bool { return target == ErrMisuse }
 
 // snippetLen is how much of an unexpected body an error quotes.
 const snippetLen = 120
@@ -99,10 +153,11 @@ func isPlainText(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
 }
 
-// Error returns "ugc: GET /v1/posts: 401 Unauthorized: No valid API key
-// provided", followed by "(after 5 attempts)" when the call was retried.
+// Error returns "ugc: GET /v1/posts: 401 Unauthorized (request ID
+// edge-1): No valid API key provided (after 5 attempts)": the request ID
+// when the answer carried one, the attempts when the call was retried.
 func (e *APIError) Error() string {
-	s := fmt.Sprintf("ugc: %s %s: %d %s: %s", e.Method, e.Endpoint, e.StatusCode, http.StatusText(e.StatusCode), e.Message)
+	s := fmt.Sprintf("ugc: %s %s: %d %s%s: %s", e.Method, e.Endpoint, e.StatusCode, http.StatusText(e.StatusCode), requestIDNote(e.Header), e.Message)
 	if e.Attempts > 1 {
 		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
 	}
@@ -110,12 +165,27 @@ func (e *APIError) Error() string {
 }
 
 // requestIDHeaders are the conventional headers that carry a request ID,
-// in the order [APIError.RequestID] looks for them.
+// in the order [RequestID] looks for them.
 var requestIDHeaders = []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Request-Id", "X-Correlation-Id", "Request-Id", "X-Trace-Id", "Cf-Ray"}
 
-// RequestID returns the ID the server or a proxy gave the failed request
-// (X-Request-Id, X-Amzn-RequestId, X-Amz-Request-Id, X-Correlation-Id,
-// Request-Id, X-Trace-Id or CF-Ray, the first present), or "" if none.
+// RequestID returns the ID the server or a proxy gave the answer err
+// carries, or "": the first of X-Request-Id, X-Amzn-RequestId,
+// X-Amz-Request-Id, X-Correlation-Id, Request-Id, X-Trace-Id and CF-Ray,
+// the API key masked. It unwraps err, wrapped or not, to the first
+// [*APIError], [*DecodeError] or [*ThrottleError] (its last throttled
+// answer's; "" when it sent nothing), each of which has the method too.
+// The same ID is in the error's text, [AttemptInfo.RequestID], the log
+// line ([WithLogger]) and otelugc's span.
+func RequestID(err error) string {
+	var r interface{ RequestID() string }
+	if errors.As(err, &r) {
+		return r.RequestID()
+	}
+	return ""
+}
+
+// RequestID returns the ID the server or a proxy gave the failed request,
+// or "" if none (see [RequestID]).
 func (e *APIError) RequestID() string { return requestID(e.Header) }
 
 func requestID(h http.Header) string {
@@ -123,6 +193,15 @@ func requestID(h http.Header) string {
 		if v := h.Get(k); v != "" {
 			return v
 		}
+	}
+	return ""
+}
+
+// requestIDNote is " (request ID <id>)" for an answer that carried one,
+// for an error's text; "" otherwise.
+func requestIDNote(h http.Header) string {
+	if id := requestID(h); id != "" {
+		return " (request ID " + id + ")"
 	}
 	return ""
 }
@@ -144,10 +223,15 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
-// DecodeError is a response that could not be read as the contract
-// describes: a truncated or oversized body, HTML, null where a list is
-// required, a missing required field. The page it came from is never
-// returned in part.
+// DecodeError is a 2xx answer that holds no page: a body cut short or
+// over the size cap ([WithMaxResponseBytes]), a body that is not valid
+// JSON (HTML, text), or a page whose envelope cannot be read (count, next
+// or nodes missing, null or of another type). Inside the nodes the reader
+// is tolerant: a post with a field missing, null or of another type is
+// kept with what could be read, and the deviation is on the page
+// ([Page.Deviations]), not an error; with [WithStrictDecoding] every such
+// deviation is a DecodeError too. The page it came from is never returned
+// in part.
 type DecodeError struct {
 	Method     string
 	Endpoint   string
@@ -160,13 +244,20 @@ type DecodeError struct {
 	Attempts int
 }
 
-// RequestID returns the ID the server or a proxy gave the request, as
-// [APIError.RequestID] does, or "" if none.
+// RequestID returns the ID the server or a proxy gave the request, or ""
+// if none (see [RequestID]).
 func (e *DecodeError) RequestID() string { return requestID(e.Header) }
 
-// Error names the request, the status, the cause and the start of the body.
+// Error names the request, the status, its request ID if any, the cause
+// and the start of the body, then the attempts when the call was retried:
+// "ugc: GET /v1/posts: 200 (request ID edge-1): invalid response: ...
+// (body starts "...") (after 3 attempts)".
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("ugc: %s %s: %d: invalid response: %v (body starts %q)", e.Method, e.Endpoint, e.StatusCode, e.Err, e.Snippet)
+	s := fmt.Sprintf("ugc: %s %s: %d%s: invalid response: %v (body starts %q)", e.Method, e.Endpoint, e.StatusCode, requestIDNote(e.Header), e.Err, e.Snippet)
+	if e.Attempts > 1 {
+		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
+	}
+	return s
 }
 
 // Unwrap returns the underlying decoding error.
@@ -305,6 +396,15 @@ func (e *ThrottleError) Error() string {
 		s += "; last: " + e.Err.Error()
 	}
 	return s
+}
+
+// RequestID returns the request ID of the last throttled answer, or ""
+// when the call sent nothing or the answer carried none (see [RequestID]).
+func (e *ThrottleError) RequestID() string {
+	if e.Err == nil {
+		return ""
+	}
+	return e.Err.RequestID()
 }
 
 // Unwrap returns the last throttled answer, or nil.

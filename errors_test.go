@@ -20,7 +20,7 @@ import (
 	ugc "github.com/ugcposts/ugc-go"
 )
 
-var statusSentinels = []error{ugc.ErrBadRequest, ugc.ErrUnauthorized, ugc.ErrNotFound, ugc.ErrRateLimited, ugc.ErrServer, ugc.ErrInvalidParams}
+var statusSentinels = []error{ugc.ErrBadRequest, ugc.ErrUnauthorized, ugc.ErrNotFound, ugc.ErrRateLimited, ugc.ErrServer, ugc.ErrInvalidParams, ugc.ErrMisuse}
 
 // TestAPIErrors sends each error status the API (or a proxy in front of it)
 // may answer, and checks the *APIError and the one sentinel it matches.
@@ -234,7 +234,7 @@ func TestFinalRateLimitKeepsHeadersRetryAfterAndAttempts(t *testing.T) {
 	assert.Equal(t, time.Duration(0), apiErr.RetryAfter)
 	assert.Equal(t, "req-9f2", apiErr.RequestID())
 	assert.Equal(t, "[redacted]", apiErr.Header.Get("X-Echo"))
-	assert.Equal(t, "ugc: GET /prefix/v1/posts: 429 Too Many Requests: Too many requests (after 3 attempts)", err.Error())
+	assert.Equal(t, "ugc: GET /prefix/v1/posts: 429 Too Many Requests (request ID req-9f2): Too many requests (after 3 attempts)", err.Error())
 }
 
 func TestRetryAfterOfAFinalAnswer(t *testing.T) {
@@ -286,7 +286,7 @@ func TestDeadlineDuringRetriesKeepsTheLastError(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, apiErr.StatusCode)
 	assert.Equal(t, "req-1", apiErr.RequestID())
 	assert.Equal(t, 1, attempts)
-	assert.Equal(t, "context deadline exceeded during retries, after 1 attempts; last: ugc: GET /prefix/v1/posts: 500 Internal Server Error: Something went wrong", err.Error())
+	assert.Equal(t, "ugc: GET /prefix/v1/posts: context deadline exceeded during retries; last: 500 Internal Server Error (request ID req-1): Something went wrong", err.Error())
 }
 
 func TestLimitAboveMaxIsCapped(t *testing.T) {

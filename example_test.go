@@ -363,7 +363,7 @@ func ExampleAPIError() {
 	// Output:
 	// 401 No valid API key provided
 	// unauthorized: true
-	// ugc: GET /v1/posts: 401 Unauthorized: No valid API key provided
+	// ugc: GET /v1/posts: 401 Unauthorized (request ID ugcfake-1): No valid API key provided
 	// key in error: false
 	// requests: 1
 }
@@ -540,6 +540,6 @@ func ExampleAPIError_RequestID() {
 	}
 	// Output:
 	// true
-	// ugc: GET /v1/posts: 429 Too Many Requests: Too many requests
+	// ugc: GET /v1/posts: 429 Too Many Requests (request ID req-7f3a): Too many requests
 	// 1 30s req-7f3a
 }

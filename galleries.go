@@ -25,7 +25,8 @@ type GalleryPostsParams struct {
 // path. opts change this call only.
 //
 // Errors are those of [Client.Posts]; an empty ID, ".", ".." or one with
-// control characters wraps [ErrInvalidParams].
+// control characters matches [ErrInvalidParams]: a service passes its
+// caller's ID on and answers it 400.
 func (c *Client) GalleryPosts(ctx context.Context, galleryID string, params *GalleryPostsParams, opts ...Option) (*Page, error) {
 	u, err := c.galleryPostsURL(galleryID, params)
 	return c.call(ctx, u, err, opts)

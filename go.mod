@@ -2,6 +2,8 @@ module github.com/ugcposts/ugc-go
 
 go 1.24.0
 
+toolchain go1.26.8
+
 require (
 	github.com/google/go-querystring v1.2.0
 	github.com/hashicorp/go-retryablehttp v0.7.8

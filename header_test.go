@@ -57,15 +57,15 @@ func TestReservedHeadersNameTheOptionToUse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ugc.NewClient(srv.URL, srv.APIKey, ugc.WithHeader(tc.name, "v"))
-			require.Error(t, err)
+			require.ErrorIs(t, err, ugc.ErrMisuse)
 			assert.Contains(t, err.Error(), tc.want)
 
 			_, err = c.Posts(ctx, nil, ugc.WithHeader(tc.name, "v"))
-			require.ErrorIs(t, err, ugc.ErrInvalidParams)
+			require.ErrorIs(t, err, ugc.ErrMisuse)
 			assert.Contains(t, err.Error(), tc.want)
 
 			for _, err := range c.AllInbox(ctx, nil, ugc.WithHeader(tc.name, "v")) {
-				require.ErrorIs(t, err, ugc.ErrInvalidParams)
+				require.ErrorIs(t, err, ugc.ErrMisuse)
 				assert.Contains(t, err.Error(), tc.want)
 			}
 		})

@@ -580,7 +580,7 @@ func TestMaskErrKeepsIdentityAndMasksEveryLayer(t *testing.T) {
 				assert.True(t, got.Timeout(), "Timeout still reaches the deadline")
 			}},
 			{"wrapped twice", fmt.Errorf("ugc: GET /v1/posts: after 2 attempts: %w", fmt.Errorf("hop: %w", u)), []error{context.DeadlineExceeded}, nil},
-			{"abandoned", abandoned(context.Canceled, fmt.Errorf("ugc: GET: %w", u), 3), []error{context.Canceled, context.DeadlineExceeded}, nil},
+			{"abandoned", abandoned("/v1/posts", context.Canceled, fmt.Errorf("ugc: GET: %w", u)), []error{context.Canceled, context.DeadlineExceeded}, nil},
 			{"APIError", api, []error{ErrServer}, func(t *testing.T, err error) {
 				var got *APIError
 				require.ErrorAs(t, err, &got)

@@ -21,9 +21,17 @@ import (
 //	INFO  "ugc: quota used up, the client pauses" (a success whose headers say
 //	                                          nothing remains) ... pause outcome=ok
 //
-// A line for an attempt that waited for its turn (a pause, the rate) has
-// quota_wait; one whose answer said something of the quota has
-// ratelimit_remaining and, when the server sent its policy, ratelimit_rate.
+// Every line has method, endpoint, attempt, status (0: no answer),
+// duration and outcome; a line for a failed attempt has error. The others
+// are there only when they apply:
+//
+//	request_id           the answer carried a request ID (see RequestID)
+//	wait                 another attempt follows after it, or a throttle's
+//	                     wait ended the call
+//	pause                the answer started a client-wide pause
+//	quota_wait           the attempt waited for its turn (a pause, the rate)
+//	ratelimit_remaining  the answer said how many requests the quota allows
+//	ratelimit_rate       the answer sent the quota's policy (requests a second)
 //
 // No line holds the API key: errors are already masked, URLs never hold it.
 
@@ -44,22 +52,30 @@ func attemptLine(a AttemptInfo, canceled bool) (slog.Level, string, string) {
 	switch {
 	case canceled:
 		return slog.LevelInfo, "ugc: request abandoned", "canceled"
-	case a.Err == nil && a.Attempt > 1:
-		return slog.LevelInfo, "ugc: request succeeded after retries", "ok"
-	case a.Err != nil && a.Throttled && a.Retry:
-		return slog.LevelWarn, "ugc: throttled, the client pauses", "throttled"
-	case a.Err != nil && a.Throttled:
-		return slog.LevelWarn, "ugc: rate limited: the wait for the quota is past the call's bound", "throttled"
-	case a.Err != nil && a.Retry:
-		return slog.LevelWarn, "ugc: attempt failed, retrying", "retry"
-	case a.Err == nil && a.Pause > 0:
-		return slog.LevelInfo, "ugc: quota used up, the client pauses", "ok"
-	case a.Err != nil && callersToHandle(a):
-		return slog.LevelWarn, "ugc: request failed", "failed"
 	case a.Err != nil:
-		return slog.LevelError, "ugc: request failed", "failed"
+		return failedLine(a)
+	case a.Attempt > 1:
+		return slog.LevelInfo, "ugc: request succeeded after retries", "ok"
+	case a.Pause > 0:
+		return slog.LevelInfo, "ugc: quota used up, the client pauses", "ok"
 	}
 	return slog.LevelDebug, "ugc: request succeeded", "ok"
+}
+
+// failedLine is the level, message and outcome of the log line of an
+// attempt that failed.
+func failedLine(a AttemptInfo) (slog.Level, string, string) {
+	switch {
+	case a.Throttled && a.Retry:
+		return slog.LevelWarn, "ugc: throttled, the client pauses", "throttled"
+	case a.Throttled:
+		return slog.LevelWarn, "ugc: rate limited: the wait for the quota is past the call's bound", "throttled"
+	case a.Retry:
+		return slog.LevelWarn, "ugc: attempt failed, retrying", "retry"
+	case callersToHandle(a):
+		return slog.LevelWarn, "ugc: request failed", "failed"
+	}
+	return slog.LevelError, "ugc: request failed", "failed"
 }
 
 // callersToHandle reports whether a failed attempt is the caller's to
@@ -78,6 +94,9 @@ func attemptAttrs(a AttemptInfo, outcome string) []slog.Attr {
 		slog.Duration("duration", a.Duration),
 		slog.String("outcome", outcome),
 	}
+	if a.RequestID != "" {
+		attrs = append(attrs, slog.String("request_id", a.RequestID))
+	}
 	if a.Retry || a.Throttled {
 		attrs = append(attrs, slog.Duration("wait", a.Wait))
 	}
@@ -87,11 +106,11 @@ func attemptAttrs(a AttemptInfo, outcome string) []slog.Attr {
 	if a.QuotaWait > 0 {
 		attrs = append(attrs, slog.Duration("quota_wait", a.QuotaWait))
 	}
-	if rl := a.RateLimit; rl != nil {
+	if rl := a.RateLimit; rl != nil && rl.Remaining >= 0 { // -1: not sent
 		attrs = append(attrs, slog.Int("ratelimit_remaining", rl.Remaining))
-		if r := rl.Rate(); r > 0 {
-			attrs = append(attrs, slog.Float64("ratelimit_rate", r))
-		}
+	}
+	if rl := a.RateLimit; rl != nil && rl.Rate() > 0 {
+		attrs = append(attrs, slog.Float64("ratelimit_rate", rl.Rate()))
 	}
 	if a.Err != nil {
 		attrs = append(attrs, slog.String("error", a.Err.Error()))

@@ -15,6 +15,10 @@ type AttemptInfo struct {
 	// StatusCode is the answer's status; 0 when none came (a connection
 	// error, a timeout).
 	StatusCode int
+	// RequestID is the ID the server or a proxy gave the answer (see
+	// [RequestID]), the API key masked; "" when no answer came or it
+	// carried none.
+	RequestID string
 	// Err is the attempt's error (an [*APIError], a [*DecodeError], a
 	// transport error); nil for a success. It never holds the API key.
 	Err error
@@ -51,3 +55,14 @@ type AttemptInfo struct {
 // the caller started is reachable). It must not block: the next attempt
 // waits for it. Use it for metrics and traces; see [WithAttemptObserver].
 type AttemptObserver func(ctx context.Context, a AttemptInfo)
+
+// then returns an observer that calls o (if any), then next.
+func (o AttemptObserver) then(next AttemptObserver) AttemptObserver {
+	if o == nil {
+		return next
+	}
+	return func(ctx context.Context, a AttemptInfo) {
+		o(ctx, a)
+		next(ctx, a)
+	}
+}

@@ -79,14 +79,14 @@ func TestOptionsAtEveryLevel(t *testing.T) {
 	} {
 		t.Run("a call refuses "+tc.name, func(t *testing.T) {
 			_, err := c.Posts(ctx, nil, tc.opt)
-			require.ErrorIs(t, err, ugc.ErrInvalidParams)
+			require.ErrorIs(t, err, ugc.ErrMisuse)
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
 	t.Run("a walk refuses a transport, before any request", func(t *testing.T) {
 		before := len(srv.Requests())
 		for _, err := range c.AllPosts(ctx, nil, ugc.WithHTTPClient(http.DefaultClient)) {
-			require.ErrorIs(t, err, ugc.ErrInvalidParams)
+			require.ErrorIs(t, err, ugc.ErrMisuse)
 			assert.Contains(t, err.Error(), "configures a Client")
 		}
 		assert.Len(t, srv.Requests(), before)

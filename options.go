@@ -35,7 +35,7 @@ const (
 // An option that belongs to one level only is an error elsewhere: a
 // Client's transport ([WithHTTPClient]) on a call, a walk's summary
 // ([WithSummary]) on a Client or a single call; the error says where it
-// belongs (for a call or walk, it matches [ErrInvalidParams]).
+// belongs and matches [ErrMisuse].
 type Option func(*settings) error
 
 // settings is what an option is applied to: one of a Client's options
@@ -221,8 +221,11 @@ func WithAttemptTimeout(d time.Duration) Option {
 }
 
 // WithLogger makes the client log each attempt through l, with the call's
-// context and structured attributes (method, endpoint, attempt, status,
-// duration, wait, outcome, error): a success at Debug, a success after
+// context and structured attributes: method, endpoint, attempt, status,
+// duration and outcome on every line, and, only when they apply,
+// request_id (the answer's, see [RequestID]), error, wait, pause,
+// quota_wait, ratelimit_remaining (the answer said it) and ratelimit_rate
+// (the answer sent its policy). A success at Debug, a success after
 // retries at Info, a failed attempt that will be retried at Warn, a final
 // failure at Error (Warn for a 4xx answer, which is the caller's to handle),
 // a call abandoned by its context at Info. Without it the client writes
@@ -302,7 +305,9 @@ func WithInsecureHTTP() Option {
 // The SDK does not depend on OpenTelemetry; package
 // github.com/ugcposts/ugc-go/otelugc, a module of its own, is an observer
 // that records each attempt as an OpenTelemetry span, with events and
-// metrics (otelugc.Instrument gives it to a Client).
+// metrics (otelugc.Instrument gives it to a Client). Several observers
+// (otelugc.Instrument and your own, say) all run, one after the other, in
+// the order they were given to NewClient: none replaces another.
 //
 // Given to: NewClient.
 func WithAttemptObserver(obs AttemptObserver) Option {
@@ -310,7 +315,7 @@ func WithAttemptObserver(obs AttemptObserver) Option {
 		if obs == nil {
 			return errors.New("WithAttemptObserver: nil AttemptObserver")
 		}
-		o.observer = obs
+		o.observer = o.observer.then(obs)
 		return nil
 	})
 }
@@ -380,8 +385,8 @@ const MaxReadAhead = 64
 // come: four requests at first, one more for each page taken, up to n, so
 // that a walk that meets a quota at its first requests has a few of them
 // refused at the first throttle, not all n. More than [MaxReadAhead], or a
-// negative n, is an error that matches [ErrInvalidParams], yielded before
-// any request.
+// negative n, is an error that matches [ErrMisuse], yielded before any
+// request.
 //
 // Posts are yielded in the list's order whatever n, and the guarantees of
 // a sequential walk hold: each request starts at the last post of the page
@@ -441,7 +446,7 @@ func WithDrift(p DriftPolicy) Option {
 // endpoint (and gallery), on the client's origin ([ErrBadNext] otherwise),
 // and params that state a filter, market or include other than the
 // checkpoint's are an error that names the difference (matching
-// [ErrInvalidParams]), before any request. The walk starts at the checkpoint's
+// [ErrMisuse]), before any request. The walk starts at the checkpoint's
 // post and places its first page by it, as it places every page, so the
 // resumed walk neither repeats nor skips a post when posts were added or
 // removed between the two runs; a checkpoint taken after the last page
@@ -500,10 +505,10 @@ func (c *Client) newCallConfig(opts []Option) (callConfig, error) {
 		}
 		for _, o := range list {
 			if o == nil {
-				return cfg, fmt.Errorf("%w: nil Option", ErrInvalidParams)
+				return cfg, fmt.Errorf("%w: nil Option", ErrMisuse)
 			}
 			if err := o(&settings{call: &cfg}); err != nil {
-				return cfg, fmt.Errorf("%w: %w", ErrInvalidParams, err)
+				return cfg, fmt.Errorf("%w: %w", ErrMisuse, err)
 			}
 		}
 		cfg.header = callHeader(clientHeader, cfg.header)
@@ -539,7 +544,7 @@ func (c *Client) newIterConfig(opts []Option) iterConfig {
 			case errors.Is(err, errEachRequest):
 				cfg.call = append(cfg.call, o)
 			case err != nil && cfg.err == nil:
-				cfg.err = fmt.Errorf("%w: %w", ErrInvalidParams, err)
+				cfg.err = fmt.Errorf("%w: %w", ErrMisuse, err)
 			}
 		}
 	}

@@ -59,17 +59,18 @@ func (e *cursorError) Is(target error) bool {
 // [WithCursor], to hand to a caller; "" when this is the last page. It is
 // for the page of a single call ([Client.Posts], [Client.GalleryPosts],
 // [Client.Inbox], [Client.NextPage]); on a walk's page, which is placed by
-// its last post, it is an error: save [Page.Checkpoint] there. A Next that
-// names no list endpoint is an error too, never a silent end, and so is one
-// whose skip or limit is not a whole number (such as skip=10.5 or
-// limit=abc): no cursor could ask for its page. A cursor from Cursor asks,
-// through [WithCursor], for exactly the page of Next.
+// its last post, it is an error matching [ErrMisuse]: save
+// [Page.Checkpoint] there. A Next that names no list endpoint is an error
+// too, never a silent end, and so is one whose skip or limit is not a
+// whole number (such as skip=10.5 or limit=abc): no cursor could ask for
+// its page. A cursor from Cursor asks, through [WithCursor], for exactly
+// the page of Next.
 func (p *Page) Cursor() (string, error) {
 	if p.Next == "" {
 		return "", nil
 	}
 	if p.Checkpoint != (Checkpoint{}) {
-		return "", errors.New("ugc: Page.Cursor: a walk's page; resume a walk from its Checkpoint with ResumeFrom")
+		return "", misused(errors.New("ugc: Page.Cursor: a walk's page; resume a walk from its Checkpoint with ResumeFrom"))
 	}
 	u, err := url.Parse(p.Next)
 	if err != nil {

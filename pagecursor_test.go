@@ -137,9 +137,13 @@ func TestCursorForAnotherListIsRefusedBeforeAnyRequest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.call()
-			require.ErrorIs(t, err, ugc.ErrInvalidParams)
-			if !strings.Contains(tc.name, "walk") {
+			if strings.Contains(tc.name, "walk") { // the program's error: a cursor is for one call
+				require.ErrorIs(t, err, ugc.ErrMisuse)
+				assert.NotErrorIs(t, err, ugc.ErrInvalidParams)
+			} else { // the caller's: a service answers it 400
+				require.ErrorIs(t, err, ugc.ErrInvalidParams)
 				assert.ErrorIs(t, err, ugc.ErrBadCursor)
+				assert.NotErrorIs(t, err, ugc.ErrMisuse)
 			}
 			assert.Contains(t, err.Error(), tc.want)
 		})

@@ -149,7 +149,7 @@ func (c *Client) posts(ctx context.Context, first func() (*url.URL, error), opts
 // first request: the first page, or where a checkpoint stands.
 func (c *Client) newWalk(ctx context.Context, first func() (*url.URL, error), cfg iterConfig) (*walker, error) {
 	if ctx == nil {
-		return nil, fmt.Errorf("%w: nil context", ErrInvalidParams)
+		return nil, fmt.Errorf("%w: nil context", ErrMisuse)
 	}
 	if cfg.err != nil {
 		return nil, cfg.err

@@ -112,18 +112,21 @@ func TestIteratorYieldsBadParamsOnceWithoutARequest(t *testing.T) {
 	t.Parallel()
 	srv := ugctest.NewServer(t)
 	c := srv.Client()
-	cases := map[string]func(func(ugc.Post, error) bool){
-		"limit":   c.AllPosts(context.Background(), &ugc.PostsParams{Limit: -1}),
-		"filter":  c.AllPosts(context.Background(), &ugc.PostsParams{Filter: ugc.Filter{ugc.AnyLabel("nope")}}),
-		"gallery": c.AllGalleryPosts(context.Background(), "", nil),
-		"skip":    c.AllInbox(context.Background(), &ugc.InboxParams{Skip: -1}),
+	cases := map[string]struct {
+		seq  func(func(ugc.Post, error) bool)
+		want error
+	}{
+		"limit":   {c.AllPosts(context.Background(), &ugc.PostsParams{Limit: -1}), ugc.ErrMisuse},
+		"filter":  {c.AllPosts(context.Background(), &ugc.PostsParams{Filter: ugc.Filter{ugc.AnyLabel("nope")}}), ugc.ErrInvalidParams},
+		"gallery": {c.AllGalleryPosts(context.Background(), "", nil), ugc.ErrInvalidParams},
+		"skip":    {c.AllInbox(context.Background(), &ugc.InboxParams{Skip: -1}), ugc.ErrMisuse},
 	}
-	for name, seq := range cases {
+	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			n := 0
-			for _, err := range seq {
+			for _, err := range tc.seq {
 				n++
-				assert.ErrorIs(t, err, ugc.ErrInvalidParams)
+				assert.ErrorIs(t, err, tc.want)
 			}
 			assert.Equal(t, 1, n, "one error, then stop")
 		})

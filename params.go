@@ -22,13 +22,13 @@ func limitOrMax(limit int) int {
 }
 
 // checkPaging checks a request's limit (0 meaning unset; above MaxLimit
-// capped) and skip.
+// capped) and skip: a negative one is the program's error ([ErrMisuse]).
 func checkPaging(limit, skip int) error {
 	if limit < 0 {
-		return fmt.Errorf("%w: limit %d is negative", ErrInvalidParams, limit)
+		return fmt.Errorf("%w: limit %d is negative", ErrMisuse, limit)
 	}
 	if skip < 0 {
-		return fmt.Errorf("%w: skip %d is negative", ErrInvalidParams, skip)
+		return fmt.Errorf("%w: skip %d is negative", ErrMisuse, skip)
 	}
 	return nil
 }
@@ -38,7 +38,7 @@ func checkPaging(limit, skip int) error {
 func (c *Client) endpoint(params any, segments ...string) (*url.URL, error) {
 	q, err := query.Values(params)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidParams, err)
+		return nil, fmt.Errorf("%w: %w", ErrMisuse, err)
 	}
 	u := *c.base
 	u.Path += "/v1"

@@ -34,7 +34,7 @@ func (p *PostsParams) validate() error {
 	}
 	for _, inc := range p.Include {
 		if inc != IncludeLabels {
-			return fmt.Errorf("%w: include %q is not supported (only %q is)", ErrInvalidParams, inc, IncludeLabels)
+			return fmt.Errorf("%w: include %q is not supported (only %q is)", ErrMisuse, inc, IncludeLabels)
 		}
 	}
 	return p.Filter.Validate()
@@ -43,12 +43,17 @@ func (p *PostsParams) validate() error {
 // Posts returns one page of approved posts (GET /v1/posts). params may be
 // nil. With Include [IncludeLabels] every post carries Labels.
 //
-// It returns an error wrapping [ErrInvalidParams] (a [*FilterError] for the
-// filter) before any request for bad params; an [*APIError] for a non-2xx
-// answer; a [*DecodeError] for a body that is not a valid page; ctx.Err()
-// when the context ends, or, if it ends during retries, an error matching
-// ctx.Err() that also carries the last attempt's error. opts change this
-// call only (see [Option]).
+// Before any request, it returns an error matching [ErrInvalidParams] for
+// a filter the server would reject (a [*FilterError]) and one matching
+// [ErrMisuse] for a negative Limit or Skip or an unsupported Include (see
+// the table at [ErrInvalidParams]); then an [*APIError] for a non-2xx
+// answer; a [*DecodeError] for a body that is not a valid page. When the
+// context ends: a deadline that passes during the call, or any end after
+// an attempt failed, gives an error that matches ctx.Err(), names the call
+// ("ugc: GET /v1/posts: context deadline exceeded") and carries the last
+// failed attempt's error (errors.As reaches it); a context that ended
+// before the call, or a cancel before any attempt failed, gives ctx.Err()
+// itself. opts change this call only (see [Option]).
 func (c *Client) Posts(ctx context.Context, params *PostsParams, opts ...Option) (*Page, error) {
 	u, err := c.postsURL(params)
 	return c.call(ctx, u, err, opts)

@@ -52,7 +52,7 @@ func (c *Client) getPage(ctx context.Context, u *url.URL, labels bool, opts []Op
 // transport's errors as they are (go-retryablehttp asserts *url.Error).
 func (c *Client) getPageUnmasked(ctx context.Context, u *url.URL, labels bool, opts []Option, hooks attemptHooks) (*Page, error) {
 	if ctx == nil {
-		return nil, fmt.Errorf("%w: nil context", ErrInvalidParams)
+		return nil, fmt.Errorf("%w: nil context", ErrMisuse)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err // as is, and before a transport sees the request
@@ -93,7 +93,7 @@ func (c *Client) getPageUnmasked(ctx context.Context, u *url.URL, labels bool, o
 			continue // the client-wide pause is the wait, taken in turn
 		}
 		if err := sleep(ctx, a.Wait); err != nil {
-			return nil, abandoned(err, rs.last, attempt)
+			return nil, abandoned(u.Path, err, rs.last)
 		}
 	}
 }
@@ -104,7 +104,7 @@ func newAttemptInfo(u *url.URL, attempt int, start time.Time, resp *http.Respons
 	a := AttemptInfo{Method: http.MethodGet, Endpoint: u.Path, Attempt: attempt, Err: err, Duration: time.Since(start) - ans.quotaWait,
 		QuotaWait: ans.quotaWait, Throttled: ans.throttled, Pause: ans.pause, RateLimit: ans.limit}
 	if resp != nil {
-		a.StatusCode = resp.StatusCode
+		a.StatusCode, a.RequestID = resp.StatusCode, requestID(resp.Header)
 	}
 	return a
 }
@@ -121,7 +121,7 @@ func (c *Client) contextEnded(ctx context.Context, a AttemptInfo, rs *retryState
 	if answered {
 		rs.last = withAttempts(a.Err, a.Endpoint, a.Attempt)
 	}
-	return abandoned(ctxErr, rs.last, a.Attempt)
+	return abandoned(a.Endpoint, ctxErr, rs.last)
 }
 
 // retryState is what one call's attempts keep between them.
@@ -183,7 +183,7 @@ func (c *Client) unsent(ctx context.Context, u *url.URL, attempt int, rs *retryS
 			a.Err = err
 			c.observe(ctx, a, true)
 		}
-		return abandoned(err, rs.last, attempt-1) // the context ended while it waited for its turn
+		return abandoned(u.Path, err, rs.last) // the context ended while it waited for its turn
 	}
 	var last *APIError
 	if !errors.As(rs.last, &last) || last.StatusCode != http.StatusTooManyRequests && last.StatusCode != http.StatusServiceUnavailable {

@@ -229,35 +229,36 @@ func TestRequestBadInputSendsNothing(t *testing.T) {
 		name    string
 		call    func(*ugc.Client) (*ugc.Page, error)
 		wantMsg string
+		want    error // ErrInvalidParams: the caller's input; ErrMisuse: the program's
 	}{
-		{"posts limit -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, &ugc.PostsParams{Limit: -1}) }, "limit -1"},
-		{"posts with a nil Option", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, nil, nil) }, "nil Option"},
+		{"posts limit -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, &ugc.PostsParams{Limit: -1}) }, "limit -1", ugc.ErrMisuse},
+		{"posts with a nil Option", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, nil, nil) }, "nil Option", ugc.ErrMisuse},
 		{"posts with the key header", func(c *ugc.Client) (*ugc.Page, error) {
 			return c.Posts(ctx, nil, ugc.WithHeader("X-API-KEY", "other"))
-		}, "x-api-key"},
-		{"posts with negative call retries", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, nil, ugc.WithRetryMax(-1)) }, "negative"},
-		{"posts skip -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, &ugc.PostsParams{Skip: -1}) }, "skip -1"},
+		}, "x-api-key", ugc.ErrMisuse},
+		{"posts with negative call retries", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, nil, ugc.WithRetryMax(-1)) }, "negative", ugc.ErrMisuse},
+		{"posts skip -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(ctx, &ugc.PostsParams{Skip: -1}) }, "skip -1", ugc.ErrMisuse},
 		{"posts include foo", func(c *ugc.Client) (*ugc.Page, error) {
 			return c.Posts(ctx, &ugc.PostsParams{Include: []ugc.Include{"foo"}})
-		}, `include "foo"`},
+		}, `include "foo"`, ugc.ErrMisuse},
 		{"posts include empty", func(c *ugc.Client) (*ugc.Page, error) {
 			return c.Posts(ctx, &ugc.PostsParams{Include: []ugc.Include{""}})
-		}, `include ""`},
+		}, `include ""`, ugc.ErrMisuse},
 		{"posts invalid filter", func(c *ugc.Client) (*ugc.Page, error) {
 			return c.Posts(ctx, &ugc.PostsParams{Filter: ugc.Filter{ugc.AnyLabel("not-an-id")}})
-		}, `Filter value "not-an-id" is not a valid ID`},
-		{"posts nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(nilCtx, nil) }, "nil context"},
-		{"gallery empty ID", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(ctx, "", nil) }, "empty gallery ID"},
-		{"gallery .", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(ctx, ".", nil) }, `"."`},
-		{"gallery ..", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(ctx, "..", nil) }, `".."`},
-		{"gallery newline", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(ctx, "\n", nil) }, `"\n"`},
+		}, `Filter value "not-an-id" is not a valid ID`, ugc.ErrInvalidParams},
+		{"posts nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.Posts(nilCtx, nil) }, "nil context", ugc.ErrMisuse},
+		{"gallery empty ID", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(ctx, "", nil) }, "empty gallery ID", ugc.ErrInvalidParams},
+		{"gallery .", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(ctx, ".", nil) }, `"."`, ugc.ErrInvalidParams},
+		{"gallery ..", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(ctx, "..", nil) }, `".."`, ugc.ErrInvalidParams},
+		{"gallery newline", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(ctx, "\n", nil) }, `"\n"`, ugc.ErrInvalidParams},
 		{"gallery skip -1", func(c *ugc.Client) (*ugc.Page, error) {
 			return c.GalleryPosts(ctx, "abc", &ugc.GalleryPostsParams{Skip: -1})
-		}, "skip -1"},
-		{"gallery nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(nilCtx, "abc", nil) }, "nil context"},
-		{"inbox limit -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Inbox(ctx, &ugc.InboxParams{Limit: -1}) }, "limit -1"},
-		{"inbox skip -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Inbox(ctx, &ugc.InboxParams{Skip: -1}) }, "skip -1"},
-		{"inbox nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.Inbox(nilCtx, nil) }, "nil context"},
+		}, "skip -1", ugc.ErrMisuse},
+		{"gallery nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.GalleryPosts(nilCtx, "abc", nil) }, "nil context", ugc.ErrMisuse},
+		{"inbox limit -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Inbox(ctx, &ugc.InboxParams{Limit: -1}) }, "limit -1", ugc.ErrMisuse},
+		{"inbox skip -1", func(c *ugc.Client) (*ugc.Page, error) { return c.Inbox(ctx, &ugc.InboxParams{Skip: -1}) }, "skip -1", ugc.ErrMisuse},
+		{"inbox nil ctx", func(c *ugc.Client) (*ugc.Page, error) { return c.Inbox(nilCtx, nil) }, "nil context", ugc.ErrMisuse},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -267,7 +268,12 @@ func TestRequestBadInputSendsNothing(t *testing.T) {
 			require.NotPanics(t, func() { page, err = tt.call(c) })
 			require.Error(t, err)
 			assert.Nil(t, page)
-			assert.ErrorIs(t, err, ugc.ErrInvalidParams)
+			assert.ErrorIs(t, err, tt.want)
+			other := ugc.ErrMisuse
+			if tt.want == ugc.ErrMisuse { //nolint:errorlint // which sentinel the row names
+				other = ugc.ErrInvalidParams
+			}
+			assert.NotErrorIs(t, err, other, "one sentinel, never both")
 			assert.Contains(t, err.Error(), tt.wantMsg)
 			assert.NotContains(t, err.Error(), canaryKey)
 			assert.Empty(t, rec.requests(), "no request may be sent")

@@ -21,9 +21,9 @@ func checkResumeQuery(call, checkpoint *url.URL) error {
 		switch {
 		case got == want, key == "filter" && had && sameFilter(want, got):
 		case !had:
-			return fmt.Errorf("%w: ResumeFrom: the params ask for %s=%q, but the checkpoint's walk had no %s; resume with the checkpoint's params (or nil), or start a new walk", ErrInvalidParams, key, want, key)
+			return fmt.Errorf("%w: ResumeFrom: the params ask for %s=%q, but the checkpoint's walk had no %s; resume with the checkpoint's params (or nil), or start a new walk", ErrMisuse, key, want, key)
 		default:
-			return fmt.Errorf("%w: ResumeFrom: the params ask for %s=%q, but the checkpoint's walk had %s=%q; resume with the checkpoint's params (or nil), or start a new walk", ErrInvalidParams, key, want, key, got)
+			return fmt.Errorf("%w: ResumeFrom: the params ask for %s=%q, but the checkpoint's walk had %s=%q; resume with the checkpoint's params (or nil), or start a new walk", ErrMisuse, key, want, key, got)
 		}
 	}
 	return nil

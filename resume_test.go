@@ -50,7 +50,7 @@ func TestResumeFromRefusesParamsThatContradictTheCheckpoint(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(srv.Requests())
 			for _, err := range c.AllPosts(ctx, tc.params, ugc.ResumeFrom(cp)) {
-				require.ErrorIs(t, err, ugc.ErrInvalidParams)
+				require.ErrorIs(t, err, ugc.ErrMisuse)
 				assert.Contains(t, err.Error(), "ResumeFrom: the params ask for ")
 				assert.Contains(t, err.Error(), tc.want)
 			}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -68,15 +69,46 @@ func withAttempts(err error, path string, attempts int) error {
 	return err
 }
 
-// abandoned is the error of a call whose context ended: ctxErr as is when
-// no attempt had failed yet, otherwise an error that matches ctxErr and
-// also carries the last attempt's error (errors.Is and errors.As reach
-// both).
-func abandoned(ctxErr, last error, attempts int) error {
-	if last == nil {
+// abandoned is the error of a call to path whose context ended once the
+// call had begun (in an attempt, in the wait for its turn or for a
+// retry). A deadline is a fault to diagnose, so its error names the call
+// that ran out of time and matches ctxErr; so does any end once an attempt
+// had failed, and the error then carries that attempt's error too
+// (errors.Is and errors.As reach both). A cancel before any attempt
+// failed is the caller's own act, and gives ctxErr as it is, as does a
+// context that ended before the call began.
+func abandoned(path string, ctxErr, last error) error {
+	if last == nil && errors.Is(ctxErr, context.Canceled) {
 		return ctxErr
 	}
-	return fmt.Errorf("%w during retries, after %d attempts; last: %w", ctxErr, attempts, last)
+	return &abandonedError{path: path, ctxErr: ctxErr, last: last}
+}
+
+// abandonedError is a call that its context ended; see [abandoned].
+type abandonedError struct {
+	path   string
+	ctxErr error // the context's error
+	last   error // the last failed attempt's error; nil when none failed
+}
+
+// Error names the call and what ended it, then the last attempt's error
+// without the call's name again: "ugc: GET /v1/posts: context deadline
+// exceeded during retries; last: 500 Internal Server Error: Something
+// went wrong (after 3 attempts)". The attempt count is the last error's.
+func (e *abandonedError) Error() string {
+	call := "ugc: " + http.MethodGet + " " + e.path + ": "
+	if e.last == nil {
+		return call + e.ctxErr.Error()
+	}
+	return call + e.ctxErr.Error() + " during retries; last: " + strings.TrimPrefix(e.last.Error(), call)
+}
+
+// Unwrap returns the context's error and the last attempt's, if any.
+func (e *abandonedError) Unwrap() []error {
+	if e.last == nil {
+		return []error{e.ctxErr}
+	}
+	return []error{e.ctxErr, e.last}
 }
 
 // sleep waits d or until ctx ends, and returns ctx.Err() if it ended.
@@ -99,7 +131,7 @@ func (c *Client) observe(ctx context.Context, a AttemptInfo, canceled bool) {
 	if c.observer == nil && c.logger == nil {
 		return
 	}
-	a.Endpoint, a.Err = c.masker.mask(a.Endpoint), c.maskErr(a.Err)
+	a.Endpoint, a.RequestID, a.Err = c.masker.mask(a.Endpoint), c.masker.mask(a.RequestID), c.maskErr(a.Err)
 	if c.observer != nil {
 		c.observer(ctx, a)
 	}

@@ -508,3 +508,93 @@ func TestLoggerLinesNeverHoldKey(t *testing.T) {
 	assert.NotContains(t, out, retryTestKey)
 	assert.Equal(t, 3, rt.count())
 }
+
+// expiringCtx is a context whose deadline passes when expire is called, so
+// a test ends a call at a chosen attempt without a clock.
+type expiringCtx struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newExpiringCtx() *expiringCtx {
+	return &expiringCtx{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *expiringCtx) expire()               { c.once.Do(func() { close(c.done) }) }
+func (c *expiringCtx) Done() <-chan struct{} { return c.done }
+func (c *expiringCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// TestDeadlineNamesTheCall: a caller's deadline that ends an attempt in
+// flight, after 0 to 4 failed attempts of each kind (an error status, a
+// connection error, a body cut short), gives an error that matches
+// context.DeadlineExceeded, names the call once, carries the last failed
+// attempt's error (errors.As), and states an attempt count at most once.
+func TestDeadlineNamesTheCall(t *testing.T) {
+	t.Parallel()
+	failures := map[string]func(*http.Request) (*http.Response, error){
+		"500": func(r *http.Request) (*http.Response, error) {
+			resp, err := reply(http.StatusInternalServerError, `"Something went wrong"`)(r)
+			resp.Header.Set("X-Request-Id", "edge-7")
+			return resp, err
+		},
+		"connection": fail(errors.New("connection reset by peer")),
+		"cut short": replyBody(http.StatusOK, func() io.ReadCloser {
+			return &cutShort{strings.NewReader(retryTestPage[:20])}
+		}),
+	}
+	const call = "ugc: GET /prefix/v1/inbox"
+	for kind, failure := range failures {
+		for failed := range 5 {
+			t.Run(fmt.Sprintf("%s×%d", kind, failed), func(t *testing.T) {
+				t.Parallel()
+				ctx := newExpiringCtx()
+				steps := make([]func(*http.Request) (*http.Response, error), 0, failed+1)
+				for range failed {
+					steps = append(steps, failure)
+				}
+				steps = append(steps, func(*http.Request) (*http.Response, error) {
+					ctx.expire() // the deadline passes while this attempt is in flight
+					return nil, context.DeadlineExceeded
+				})
+				rt := &scripted{steps: steps}
+				c := newScriptedClient(t, rt, WithRetryMax(10))
+
+				_, err := c.Inbox(ctx, nil)
+				require.Error(t, err)
+				msg := err.Error()
+				assert.Equal(t, failed+1, rt.count(), "no attempt after the deadline")
+				assert.ErrorIs(t, err, context.DeadlineExceeded)
+				assert.True(t, strings.HasPrefix(msg, call+": context deadline exceeded"), msg)
+				assert.Equal(t, 1, strings.Count(msg, call), "the call is named once: %s", msg)
+				assert.LessOrEqual(t, strings.Count(msg, "attempts"), 1, "one attempt count: %s", msg)
+				assert.NotErrorIs(t, err, ErrAttemptTimeout, "the caller's deadline, not an attempt's bound")
+				assert.NotContains(t, msg, retryTestKey)
+				if failed == 0 {
+					assert.Equal(t, call+": context deadline exceeded", msg)
+					return
+				}
+				assert.Contains(t, msg, " during retries; last: ")
+				switch kind {
+				case "500":
+					var apiErr *APIError
+					require.ErrorAs(t, err, &apiErr)
+					assert.Equal(t, failed, apiErr.Attempts)
+					assert.Equal(t, "edge-7", RequestID(err))
+				case "cut short":
+					var decErr *DecodeError
+					require.ErrorAs(t, err, &decErr)
+					assert.Equal(t, failed, decErr.Attempts)
+				}
+				assert.Equal(t, failed > 1, strings.Contains(msg, fmt.Sprintf("after %d attempts", failed)), msg)
+			})
+		}
+	}
+}

@@ -16,9 +16,10 @@ type config struct {
 	propagators propagation.TextMapPropagator
 }
 
-// newConfig applies opts over the global providers and propagator.
+// newConfig applies opts over the global providers and the default
+// propagator ([DefaultPropagator]).
 func newConfig(opts []Option) config {
-	c := config{tp: otel.GetTracerProvider(), mp: otel.GetMeterProvider(), propagators: otel.GetTextMapPropagator()}
+	c := config{tp: otel.GetTracerProvider(), mp: otel.GetMeterProvider(), propagators: DefaultPropagator()}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
@@ -26,6 +27,22 @@ func newConfig(opts []Option) config {
 	}
 	return c
 }
+
+// DefaultPropagator returns what [Propagate] writes without
+// [WithPropagators]: the global propagator once the program has set one
+// (otel.SetTextMapPropagator with a propagator that writes any header),
+// and until then W3C Trace Context (traceparent, tracestate) and W3C
+// Baggage (baggage), which the global propagator, a no-op until set,
+// would not write.
+func DefaultPropagator() propagation.TextMapPropagator {
+	if global := otel.GetTextMapPropagator(); len(global.Fields()) > 0 {
+		return global
+	}
+	return w3c
+}
+
+// w3c is W3C Trace Context and Baggage.
+var w3c = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 
 // WithTracerProvider sets the tracer provider of the attempts' spans; nil
 // keeps the global one.
@@ -48,7 +65,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 }
 
 // WithPropagators sets what [Propagate] writes into the requests' headers,
-// such as propagation.TraceContext{}; nil keeps the global propagator.
+// such as propagation.TraceContext{}; nil keeps [DefaultPropagator].
 func WithPropagators(p propagation.TextMapPropagator) Option {
 	return func(c *config) {
 		if p != nil {

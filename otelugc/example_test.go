@@ -50,16 +50,15 @@ func ExampleInstrument() {
 	// GET /feed internal
 }
 
-// Your own observer and the instrumentation's, on one Client.
-func ExampleNewObserver() {
+// Your own observer and the instrumentation's, on one Client: both run
+// after each attempt, in the order given.
+func ExampleInstrument_ownObserver() {
 	baseURL, stop := startFake("key")
 	defer stop()
-	otelObserve := otelugc.NewObserver(baseURL)
 	attempts := 0
-	client, err := ugc.NewClient(baseURL, "key", ugc.WithAttemptObserver(func(ctx context.Context, a ugc.AttemptInfo) {
-		attempts++
-		otelObserve(ctx, a)
-	}))
+	client, err := ugc.NewClient(baseURL, "key",
+		otelugc.Instrument(baseURL),
+		ugc.WithAttemptObserver(func(context.Context, ugc.AttemptInfo) { attempts++ }))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,7 +4,7 @@ go 1.24.0
 
 require (
 	github.com/stretchr/testify v1.12.1
-	github.com/ugcposts/ugc-go v0.0.0-00010101000000-000000000000
+	github.com/ugcposts/ugc-go v0.1.0
 	go.opentelemetry.io/otel v1.41.0
 	go.opentelemetry.io/otel/metric v1.41.0
 	go.opentelemetry.io/otel/sdk v1.41.0
@@ -25,5 +25,3 @@ require (
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/time v0.14.0 // indirect
 )
-
-replace github.com/ugcposts/ugc-go => ../

@@ -25,6 +25,10 @@ const ScopeName = "github.com/ugcposts/ugc-go/otelugc"
 // Names of what the instrumentation records besides the semantic
 // conventions' own.
 const (
+	// AttributeRequestID is the attribute of an attempt's span that holds
+	// the answer's request ID ([ugc.AttemptInfo.RequestID]), when it
+	// carried one.
+	AttributeRequestID = "ugc.request_id"
 	// EventThrottle is the event on an attempt's span that the server
 	// throttled (a 429, or a 503 naming a wait), with the wait it named
 	// and the Client's pause.
@@ -36,9 +40,9 @@ const (
 // Instrument returns the option that wires OpenTelemetry into a Client for
 // baseURL (the one given to ugc.NewClient): a span, a duration and, for a
 // throttle, an event and a count per attempt (see the package
-// documentation). It takes the Client's one [ugc.WithAttemptObserver]; to
-// observe attempts yourself as well, call [NewObserver]'s function from
-// yours.
+// documentation). It is a [ugc.WithAttemptObserver]: with observers of
+// your own on the same Client, each runs after every attempt, in the
+// order the options were given, whichever comes first.
 func Instrument(baseURL string, opts ...Option) ugc.Option {
 	return ugc.WithAttemptObserver(NewObserver(baseURL, opts...))
 }
@@ -107,6 +111,9 @@ func (o *observer) observe(ctx context.Context, a ugc.AttemptInfo) {
 		attrs = append(attrs, semconv.HTTPRequestResendCount(a.Attempt-1))
 	}
 	var metricAttrs []attribute.KeyValue
+	if a.RequestID != "" {
+		attrs = append(attrs, attribute.String(AttributeRequestID, a.RequestID))
+	}
 	if a.StatusCode != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCode(a.StatusCode))
 		metricAttrs = append(metricAttrs, semconv.HTTPResponseStatusCode(a.StatusCode))

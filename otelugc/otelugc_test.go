@@ -13,7 +13,9 @@ import (
 	"github.com/ugcposts/ugc-go"
 	"github.com/ugcposts/ugc-go/otelugc"
 	"github.com/ugcposts/ugc-go/ugctest"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -196,3 +198,121 @@ func TestPropagateWithoutATraceSendsNothing(t *testing.T) {
 	t.Parallel()
 	assert.Empty(t, otelugc.Propagate(context.Background(), otelugc.WithPropagators(propagation.TraceContext{})))
 }
+
+// TestInstrumentAndOwnObserverBothRun: otelugc.Instrument and an observer
+// of the program's own, given in either order, both see every attempt,
+// in the order given.
+func TestInstrumentAndOwnObserverBothRun(t *testing.T) {
+	t.Parallel()
+	for _, instrumentFirst := range []bool{true, false} {
+		t.Run(fmt.Sprintf("Instrument first: %v", instrumentFirst), func(t *testing.T) {
+			t.Parallel()
+			r := newRecorder(t)
+			srv := ugctest.NewServer(t)
+			srv.FailNext(1, ugctest.InternalError())
+			var order []string
+			own := ugc.WithAttemptObserver(func(_ context.Context, a ugc.AttemptInfo) {
+				order = append(order, fmt.Sprintf("own %d, spans before: %d", a.Attempt, len(r.spansNamed("GET /v1/inbox"))))
+			})
+			opts := []ugc.Option{own, otelugc.Instrument(srv.URL, r.options()...)}
+			if instrumentFirst {
+				opts = []ugc.Option{opts[1], opts[0]}
+			}
+			_, err := srv.Client(opts...).Inbox(context.Background(), nil)
+			require.NoError(t, err)
+
+			assert.Len(t, r.spansNamed("GET /v1/inbox"), 2, "a span per attempt")
+			if instrumentFirst { // each attempt's span is recorded before the own observer runs
+				assert.Equal(t, []string{"own 1, spans before: 1", "own 2, spans before: 2"}, order)
+			} else {
+				assert.Equal(t, []string{"own 1, spans before: 0", "own 2, spans before: 1"}, order)
+			}
+		})
+	}
+}
+
+// TestSpanCarriesTheRequestID: an attempt's span has the answer's
+// request ID, the one the call's error quotes, masked where a server
+// echoed the key; a span for an attempt with no answer has none.
+func TestSpanCarriesTheRequestID(t *testing.T) {
+	t.Parallel()
+	r := newRecorder(t)
+	srv := ugctest.NewServer(t, ugctest.WithAPIKey(apiKey))
+	srv.FailNext(1, ugctest.ErrorResponse(502, "bad gateway").WithHeader("X-Request-Id", "edge-1"))
+	srv.FailNext(1, ugctest.ErrorResponse(404, "not found").WithHeader("X-Request-Id", "echo-"+apiKey))
+	client := srv.Client(otelugc.Instrument(srv.URL, r.options()...))
+
+	_, err := client.Posts(context.Background(), nil)
+	require.ErrorIs(t, err, ugc.ErrNotFound)
+	spans := r.spansNamed("GET /v1/posts")
+	require.Len(t, spans, 2)
+	assert.Equal(t, "edge-1", attrs(spans[0].Attributes)[otelugc.AttributeRequestID].AsString())
+	echoed := attrs(spans[1].Attributes)[otelugc.AttributeRequestID].AsString()
+	assert.Equal(t, ugc.RequestID(err), echoed, "the span's ID is the error's")
+	assert.NotEmpty(t, echoed)
+	assert.NotContains(t, strings.ToLower(echoed), "secret")
+
+	_, err = client.Inbox(context.Background(), nil)
+	require.NoError(t, err)
+	inbox := r.spansNamed("GET /v1/inbox")
+	require.Len(t, inbox, 1)
+	assert.Equal(t, srv.Requests()[2].ID, attrs(inbox[0].Attributes)[otelugc.AttributeRequestID].AsString(), "a success's ID too")
+
+	observe := otelugc.NewObserver("https://ugc.example.com", r.options()...)
+	observe(context.Background(), ugc.AttemptInfo{Method: "GET", Endpoint: "/v1/inbox", Attempt: 1, Err: context.DeadlineExceeded})
+	_, has := attrs(r.spansNamed("GET /v1/inbox")[1].Attributes)[otelugc.AttributeRequestID]
+	assert.False(t, has, "no answer, no request ID")
+}
+
+// TestPropagateDefaultsToW3CUntilAGlobalIsSet: without WithPropagators,
+// Propagate writes W3C traceparent and baggage while the program has set
+// no global propagator, and the global one once it has; WithPropagators
+// wins over both. Not parallel: it sets the global propagator, and
+// leaves one that writes nothing (the state it found).
+func TestPropagateDefaultsToW3CUntilAGlobalIsSet(t *testing.T) {
+	tp := sdktrace.NewTracerProvider()
+	ctx, span := tp.Tracer("test").Start(context.Background(), "GET /feed")
+	defer span.End()
+	member, err := baggage.NewMember("tenant", "acme")
+	require.NoError(t, err)
+	bag, err := baggage.New(member)
+	require.NoError(t, err)
+	ctx = baggage.ContextWithBaggage(ctx, bag)
+
+	headers := func(opts ...otelugc.Option) map[string]string {
+		srv := ugctest.NewServer(t)
+		_, err := srv.Client().Inbox(ctx, nil, otelugc.Propagate(ctx, opts...)...)
+		require.NoError(t, err)
+		out := map[string]string{}
+		for k := range srv.Requests()[0].Header {
+			out[strings.ToLower(k)] = srv.Requests()[0].Header.Get(k)
+		}
+		return out
+	}
+
+	got := headers()
+	assert.Contains(t, got["traceparent"], span.SpanContext().TraceID().String(), "W3C Trace Context by default")
+	assert.Equal(t, "tenant=acme", got["baggage"], "and W3C Baggage")
+
+	otel.SetTextMapPropagator(b3like{})
+	t.Cleanup(func() { otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator()) })
+	got = headers()
+	assert.Equal(t, span.SpanContext().TraceID().String(), got["x-trace"], "the global propagator, once set")
+	assert.NotContains(t, got, "traceparent")
+
+	got = headers(otelugc.WithPropagators(propagation.Baggage{}))
+	assert.Equal(t, "tenant=acme", got["baggage"], "WithPropagators wins")
+	assert.NotContains(t, got, "x-trace")
+	assert.NotContains(t, got, "traceparent")
+}
+
+// b3like is a propagator of another format: the trace ID in X-Trace.
+type b3like struct{}
+
+func (b3like) Inject(ctx context.Context, c propagation.TextMapCarrier) {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		c.Set("X-Trace", sc.TraceID().String())
+	}
+}
+func (b3like) Extract(ctx context.Context, _ propagation.TextMapCarrier) context.Context { return ctx }
+func (b3like) Fields() []string                                                          { return []string{"X-Trace"} }

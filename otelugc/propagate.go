@@ -7,9 +7,11 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 )
 
-// Propagate returns the options that send the trace context of ctx (with
-// the default propagator, W3C traceparent and tracestate) on every request
-// of one call or walk; none when ctx carries nothing to send. Give them to
+// Propagate returns the options that send the trace context of ctx on
+// every request of one call or walk; none when ctx carries nothing to
+// send. What it writes is [WithPropagators]' propagator if given, else
+// [DefaultPropagator]'s: the program's global propagator once it has set
+// one, W3C traceparent, tracestate and baggage until then. Give them to
 // the call, after its own options:
 //
 //	page, err := client.Posts(ctx, params, otelugc.Propagate(ctx)...)

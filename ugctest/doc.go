@@ -48,8 +48,8 @@
 // [Handler.ShufflePosts] change the data while a client pages;
 // [Handler.Requests] is the log of what arrived, headers (never the key's
 // value) and query as sent included. Every answer carries an X-Request-Id
-// (ugcfake-1, ugcfake-2, ...), which ugc's RequestID methods read and the
-// log holds as [Request.ID]. All are safe to call while the server
+// (ugcfake-1, ugcfake-2, ..., or the one a fault sets), which ugc.RequestID
+// reads and the log holds as [Request.ID]. All are safe to call while the server
 // serves, and nothing is global: servers never share state.
 //
 // [WithControlAPI] serves all of this over HTTP at [ControlPath], for test

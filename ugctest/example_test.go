@@ -204,8 +204,8 @@ func ExampleHandler_AddRule() {
 	}
 	// Output:
 	// gallery: <nil>
-	// gallery: ugc: GET /v1/galleries/summer/posts: 503 Service Unavailable: Service unavailable
-	// gallery: ugc: GET /v1/galleries/summer/posts: 503 Service Unavailable: Service unavailable
+	// gallery: ugc: GET /v1/galleries/summer/posts: 503 Service Unavailable (request ID ugcfake-2): Service unavailable
+	// gallery: ugc: GET /v1/galleries/summer/posts: 503 Service Unavailable (request ID ugcfake-3): Service unavailable
 	// gallery: <nil>
 	// posts: <nil>
 	// gallery outage: matched 4, fired 2, done true

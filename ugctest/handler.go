@@ -106,6 +106,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.rules.active.Load() {
 		in := h.incoming(r, keyValid)
 		fault, ruleName = h.rules.decide(&in)
+		id = fault.requestID(id)
 	}
 	var stalled time.Duration // a kit request's stall, answered at once
 	switch {
@@ -137,12 +138,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	*bp = resp.body[:0]
 	if h.log.limit != 0 || h.onRequest != nil { // the record costs a parse of the query and a copy of the headers
-		rec := Request{ID: id, Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery, Header: loggedHeader(r.Header),
-			KeyValid: keyValid, Status: resp.status, Fault: fault.Kind, Rule: ruleName, OverQuota: !quota.allowed, Arrived: start, Duration: time.Since(start)}
-		h.log.add(rec)
-		if h.onRequest != nil {
-			h.onRequest(rec)
-		}
+		h.record(Request{ID: id, Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery, Header: loggedHeader(r.Header),
+			KeyValid: keyValid, Status: resp.status, Fault: fault.Kind, Rule: ruleName, OverQuota: !quota.allowed, Arrived: start, Duration: time.Since(start)})
 	}
 	if q != nil {
 		q.setHeaders(w.Header(), quota)
@@ -151,6 +148,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header()[stalledHeader] = []string{stalled.String()}
 	}
 	write(w, resp, fault)
+}
+
+// record adds rec to the request log and hands it to the WithRequestHook
+// hook, if any.
+func (h *Handler) record(rec Request) {
+	h.log.add(rec)
+	if h.onRequest != nil {
+		h.onRequest(rec)
+	}
 }
 
 // incoming is what rules match r on.

@@ -122,3 +122,28 @@ func BenchmarkUgctest429Path(b *testing.B) {
 		}
 	}
 }
+
+// TestUgctestStallCostsWhatServerClientSays pins Server.Client's doc: a
+// stall that outlasts an attempt with more than a second left ends it at
+// once (far less than the thirty seconds it names), and one that outlasts
+// a caller's deadline with a second or less left is waited out until that
+// deadline, in real time, and ends the call with the caller's deadline.
+func TestUgctestStallCostsWhatServerClientSays(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t)
+	srv.FailNext(1, ugctest.Stall(time.Hour))
+	start := time.Now()
+	_, err := srv.Client(ugc.WithRetryMax(0), ugc.WithAttemptTimeout(30*time.Second)).Posts(t.Context(), nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 15*time.Second, "not the attempt's thirty seconds")
+
+	const deadline = 300 * time.Millisecond
+	srv.FailNext(1, ugctest.Stall(time.Hour))
+	ctx, cancel := context.WithTimeout(t.Context(), deadline)
+	defer cancel()
+	start = time.Now()
+	_, err = srv.Client(ugc.WithRetryMax(0)).Posts(ctx, nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.NotErrorIs(t, err, ugc.ErrAttemptTimeout, "the caller's deadline")
+	assert.GreaterOrEqual(t, time.Since(start), deadline, "waited out until the deadline")
+}

@@ -2,6 +2,8 @@ package ugctest_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"testing"
 
@@ -48,8 +50,8 @@ func TestEveryAnswerCarriesARequestID(t *testing.T) {
 
 	reqs := srv.Requests()
 	require.Len(t, reqs, 5)
-	for i, want := range []string{"ugcfake-1", "ugcfake-2", "ugcfake-3", "ugcfake-4", "ugcfake-5"} {
-		assert.Equal(t, want, reqs[i].ID, "the log holds the ID of each answer, in order")
+	for i, want := range []string{"ugcfake-1", "ugcfake-2", "ugcfake-3", "ugcfake-4", "gateway-7"} {
+		assert.Equal(t, want, reqs[i].ID, "the log holds the ID of each answer as the client saw it")
 	}
 
 	quota := ugctest.NewServer(t, ugctest.WithQuota(0.001, 1))
@@ -61,4 +63,42 @@ func TestEveryAnswerCarriesARequestID(t *testing.T) {
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	assert.Equal(t, "ugcfake-2", resp.Header.Get("X-Request-Id"), "a refusal over the quota too")
+}
+
+// TestTheLogHoldsTheIDTheClientSaw: over generated faults, some setting an
+// X-Request-Id of their own (in any case of the header's name), the
+// request log's ID of each request is the ID the client read from its
+// answer, an error's or a success's.
+func TestTheLogHoldsTheIDTheClientSaw(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(49, 10))
+	srv := ugctest.NewServer(t)
+	c := srv.Client(ugc.WithRetryMax(0))
+	var seen []string
+	for i := range 200 {
+		status := []int{400, 401, 404, 429, 500, 502, 503}[r.IntN(7)]
+		fault := ugctest.ErrorResponse(status, "fault")
+		switch r.IntN(3) {
+		case 0:
+			fault = fault.WithHeader([]string{"X-Request-Id", "x-request-id", "X-REQUEST-ID"}[r.IntN(3)], fmt.Sprintf("edge-%d", i))
+		case 1:
+			fault.Header = http.Header{"x-request-id": {fmt.Sprintf("raw-%d", i)}} // not canonical, as a literal may be
+		}
+		if r.IntN(4) > 0 {
+			srv.FailNext(1, fault)
+		}
+		var info ugc.ResponseInfo
+		_, err := c.Inbox(context.Background(), &ugc.InboxParams{Limit: 1}, ugc.WithThrottleBudget(0), ugc.WithResponseInto(&info))
+		if err != nil {
+			seen = append(seen, ugc.RequestID(err))
+		} else {
+			seen = append(seen, info.RequestID())
+		}
+	}
+	reqs := srv.Requests()
+	require.Len(t, reqs, len(seen))
+	for i := range reqs {
+		assert.Equal(t, seen[i], reqs[i].ID, "request %d", i)
+		assert.NotEmpty(t, reqs[i].ID)
+	}
 }

@@ -13,8 +13,9 @@ type Request struct {
 	// ID is the request ID the answer carried in its X-Request-Id header
 	// ("ugcfake-1", "ugcfake-2", ... in the order requests arrived), which
 	// ugc's RequestID methods read: a test finds here the request an error
-	// came from. A Respond fault that sets the header sends its own
-	// instead.
+	// came from. A fault that sets the header (Respond with
+	// WithHeader("X-Request-Id", ...)) sends its own instead, and ID is
+	// that one: always the ID the client saw.
 	ID string `json:"id"`
 	// Method is the HTTP method, such as "GET".
 	Method string `json:"method"`

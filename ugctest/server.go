@@ -68,12 +68,15 @@ func (s *Server) reportUnfiredRules() {
 // Client returns a client for the server that reads pages strictly
 // (ugc.WithStrictDecoding: the fake follows the contract to the letter, so
 // any deviation is a bug on one side) with retries that do not wait
-// (ugc.WithRetryWait(0, 0)), followed by opts. It waits no real time on a
-// fault: the wait a fault's 429 names, and a stall, cost milliseconds,
-// while what the client reports is in the time the fault named (a test of
-// a 429 path runs in well under 100 ms); a quota the server has runs by
-// the wall clock (see the package documentation, "Test kit"). It calls
-// t.Fatal if the client cannot be built.
+// (ugc.WithRetryWait(0, 0)), followed by opts. The wait a fault's 429
+// names costs milliseconds, while what the client reports is in the time
+// the fault named (a test of a 429 path runs in well under 100 ms). So
+// does a stall, with one exception: a stall that would outlast an attempt
+// with a second or less left (a caller's short deadline, a short
+// WithAttemptTimeout) is waited out in real time, until that deadline, as
+// in production. A quota the server has runs by the wall clock (see the
+// package documentation, "Test kit"). It calls t.Fatal if the client
+// cannot be built.
 func (s *Server) Client(opts ...ugc.Option) *ugc.Client {
 	s.t.Helper()
 	all := append([]ugc.Option{s.kitOption(), ugc.WithStrictDecoding(), ugc.WithRetryWait(0, 0)}, opts...)

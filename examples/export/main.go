@@ -10,10 +10,16 @@
 // With no UGC_BASE_URL it exports from the embedded fake server (package
 // ugctest) with a generated dataset:
 //
-//	go run ./examples/export -out posts.jsonl -fake-posts 5000 -concurrency 4
+//	go run ./examples/export -out posts.jsonl -fake-posts 5000 -read-ahead 4
+//
+// -read-ahead is the walk's ugc.WithReadAhead: 0 reads one page at a
+// time, 1 (the default) prefetches the next page, n fetches n pages in
+// parallel. -concurrency, its former name, still works.
 //
 // At the end it prints what the walk did (pages, requests, re-anchors after
-// the list changed, short pages, ...). A checkpoint holds a URL of the server
+// the list changed, short pages, ...) and what the quota cost (the
+// throttles, the pauses they started, the time spent waiting for the quota
+// and the rate the client ended at). A checkpoint holds a URL of the server
 // it came from; it is only valid against that server and that output file
 // (with the embedded fake, pass a fixed -fake-addr).
 package main
@@ -31,6 +37,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -38,20 +45,49 @@ import (
 	"github.com/ugcposts/ugc-go/ugctest"
 )
 
-func main() {
-	out := flag.String("out", "posts.jsonl", "the JSON Lines file to write")
-	checkpoint := flag.String("checkpoint", "", "the checkpoint file (default: the output file's name + \".checkpoint\"); removed when the export completes")
-	concurrency := flag.Int("concurrency", 1, "pages in flight (1: sequential with prefetch)")
-	market := flag.String("market", "", "market ID or shortId to localize content")
-	every := flag.Duration("progress-every", time.Second, "how often to report progress (0: after every page)")
-	fakePosts := flag.Int("fake-posts", 2000, "posts in the embedded fake server's generated dataset (without UGC_BASE_URL)")
-	fakeAddr := flag.String("fake-addr", "127.0.0.1:0", "address of the embedded fake server (without UGC_BASE_URL)")
-	fakeLatency := flag.Duration("fake-latency", 0, "latency of each answer of the embedded fake server")
-	flag.Parse()
-	if *checkpoint == "" {
-		*checkpoint = *out + ".checkpoint"
+// flags are the command's flags.
+type flags struct {
+	out, checkpoint, market string
+	readAhead               int
+	every                   time.Duration
+	fakePosts               int
+	fakeAddr                string
+	fakeLatency             time.Duration
+}
+
+// parseFlags reads the command's flags from args (without the program's
+// name).
+func parseFlags(args []string) (flags, error) {
+	var f flags
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.StringVar(&f.out, "out", "posts.jsonl", "the JSON Lines file to write")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "the checkpoint file (default: the output file's name + \".checkpoint\"); removed when the export completes")
+	fs.IntVar(&f.readAhead, "read-ahead", 1, "page requests in flight while a page is written (ugc.WithReadAhead): 0 one page at a time, 1 prefetch, n in parallel")
+	fs.Func("concurrency", "the former name of -read-ahead", func(s string) error {
+		n, err := strconv.Atoi(s)
+		f.readAhead = n
+		return err
+	})
+	fs.StringVar(&f.market, "market", "", "market ID or shortId to localize content")
+	fs.DurationVar(&f.every, "progress-every", time.Second, "how often to report progress (0: after every page)")
+	fs.IntVar(&f.fakePosts, "fake-posts", 2000, "posts in the embedded fake server's generated dataset (without UGC_BASE_URL)")
+	fs.StringVar(&f.fakeAddr, "fake-addr", "127.0.0.1:0", "address of the embedded fake server (without UGC_BASE_URL)")
+	fs.DurationVar(&f.fakeLatency, "fake-latency", 0, "latency of each answer of the embedded fake server")
+	if err := fs.Parse(args); err != nil {
+		return f, err
 	}
-	if err := refuseRedirect(os.Stdout, *out, *checkpoint); err != nil {
+	if f.checkpoint == "" {
+		f.checkpoint = f.out + ".checkpoint"
+	}
+	return f, nil
+}
+
+func main() {
+	f, err := parseFlags(os.Args[1:])
+	if err != nil {
+		os.Exit(2) // the flag package has said why
+	}
+	if err := refuseRedirect(os.Stdout, f.out, f.checkpoint); err != nil {
 		fmt.Fprintln(os.Stderr, "export:", err)
 		os.Exit(2)
 	}
@@ -61,7 +97,7 @@ func main() {
 
 	baseURL, key := os.Getenv("UGC_BASE_URL"), os.Getenv("UGC_API_KEY")
 	if baseURL == "" {
-		url, closeFake, err := startFake(*fakeAddr, *fakePosts, *fakeLatency)
+		url, closeFake, err := startFake(f.fakeAddr, f.fakePosts, f.fakeLatency)
 		if err != nil {
 			fail(err)
 		}
@@ -74,12 +110,12 @@ func main() {
 	}
 	job := exportJob{
 		client:        client,
-		params:        &ugc.PostsParams{Market: *market},
-		out:           *out,
-		checkpoint:    *checkpoint,
-		concurrency:   *concurrency,
+		params:        &ugc.PostsParams{Market: f.market},
+		out:           f.out,
+		checkpoint:    f.checkpoint,
+		readAhead:     f.readAhead,
 		progress:      os.Stderr,
-		progressEvery: *every,
+		progressEvery: f.every,
 	}
 	if err := job.run(ctx); err != nil {
 		fail(err)
@@ -115,7 +151,7 @@ type exportJob struct {
 	params        *ugc.PostsParams
 	out           string // the output file
 	checkpoint    string
-	concurrency   int
+	readAhead     int // ugc.WithReadAhead
 	progress      io.Writer
 	progressEvery time.Duration
 }
@@ -146,7 +182,7 @@ func (j *exportJob) run(ctx context.Context) error {
 	defer file.Close()
 
 	var sum ugc.WalkSummary
-	opts := []ugc.Option{ugc.WithReadAhead(j.concurrency), ugc.WithSummary(&sum)}
+	opts := []ugc.Option{ugc.WithReadAhead(j.readAhead), ugc.WithSummary(&sum)}
 	if resumed {
 		opts = append(opts, ugc.ResumeFrom(cp.Walk))
 		fmt.Fprintf(j.progress, "resuming from checkpoint %s: %d posts already in %s\n", j.checkpoint, cp.Posts, j.out)
@@ -195,10 +231,25 @@ func (j *exportJob) run(ctx context.Context) error {
 	fmt.Fprintf(j.progress, "done: %d posts in %s in %s\n", cp.Posts, j.out, time.Since(start).Round(time.Millisecond))
 	fmt.Fprintf(j.progress, "this run: %d pages, %d requests, %d posts; count %d at the start, %d at the end; %d short pages, %d next links corrected, %d re-anchors, %d repeats dropped, %d deviations forgiven, shortfall %d\n",
 		sum.Pages, sum.Requests, sum.Posts, sum.CountAtStart, sum.CountAtEnd, sum.ShortPages, sum.NextCorrected, sum.Reanchors, sum.Repeats, sum.DeviationCount, sum.Shortfall)
+	fmt.Fprintln(j.progress, quotaLine(sum))
 	for _, d := range sum.Deviations {
 		fmt.Fprintf(j.progress, "  forgiven: %s\n", d)
 	}
 	return nil
+}
+
+// quotaLine says what the quota cost this run: the throttles (429, or 503
+// naming a wait), the client-wide pauses they started, the time requests
+// waited for the quota (summed over the requests in flight, so it may
+// exceed the run's time), and the rate the client allowed itself at the
+// end (set or learned; none when it never had to pace).
+func quotaLine(sum ugc.WalkSummary) string {
+	rate := "none: the server never made it pace"
+	if sum.FinalRate > 0 {
+		rate = fmt.Sprintf("%.3g requests/s", sum.FinalRate)
+	}
+	return fmt.Sprintf("quota: %d throttles (429 or 503 naming a wait), %d pauses, %s waiting for the quota (summed over the requests in flight); rate at the end: %s",
+		sum.Throttles, sum.Pauses, sum.QuotaWait.Round(time.Millisecond), rate)
 }
 
 // openOutput opens the output file for the walk: cut back to what the

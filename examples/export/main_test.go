@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -106,14 +107,71 @@ func TestExportKilledMidWalkResumesExactlyOnce(t *testing.T) {
 	assert.GreaterOrEqual(t, firstDone, killedAt, "the resumed run's progress counts from where the first stopped")
 	assert.Contains(t, log.String(), "done: 2000 posts")
 	assert.Contains(t, log.String(), "this run:")
+	assert.Contains(t, log.String(), "quota: 0 throttles")
+}
+
+// TestExportSaysWhatTheQuotaCost: a run whose server throttles it says so
+// in its closing summary: how many throttles, the pauses they started,
+// the time spent waiting for the quota and the rate the client ended at.
+func TestExportSaysWhatTheQuotaCost(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(200, 2)))
+	srv.AddRule(ugctest.Rule{Endpoint: ugctest.EndpointPosts, After: 2, Times: 3, Fault: ugctest.RateLimit("2")})
+	out := filepath.Join(t.TempDir(), "posts.jsonl")
+	var progress bytes.Buffer
+	job := exportJob{client: srv.Client(), params: &ugc.PostsParams{}, out: out, checkpoint: out + ".checkpoint", readAhead: 1, progress: &progress}
+	require.NoError(t, job.run(context.Background()))
+	assert.Len(t, postIDs(t, out), 200)
+
+	var line string
+	for _, l := range strings.Split(progress.String(), "\n") {
+		if strings.HasPrefix(l, "quota: ") {
+			line = l
+		}
+	}
+	require.NotEmpty(t, line, progress.String())
+	var throttles, pauses int
+	var waited, rate string
+	_, err := fmt.Sscanf(line, "quota: %d throttles (429 or 503 naming a wait), %d pauses, %s waiting", &throttles, &pauses, &waited)
+	require.NoError(t, err, line)
+	assert.Equal(t, 3, throttles, line)
+	assert.Positive(t, pauses, line)
+	d, err := time.ParseDuration(waited)
+	require.NoError(t, err, line)
+	assert.GreaterOrEqual(t, d, 2*time.Second, "at least the wait one throttle named: %s", line)
+	_, rate, _ = strings.Cut(line, "rate at the end: ")
+	assert.Contains(t, rate, "requests/s", "the rate the client learned from the throttles: %s", line)
+}
+
+// TestExportReadAheadFlag: -read-ahead sets the walk's read-ahead, 1 by
+// default; -concurrency, its former name, still sets it.
+func TestExportReadAheadFlag(t *testing.T) {
+	t.Parallel()
+	for args, want := range map[string]int{
+		"":               1,
+		"-read-ahead 0":  0,
+		"-read-ahead 8":  8,
+		"-concurrency 4": 4,
+		"-concurrency=0": 0,
+		"-out x.jsonl":   1,
+	} {
+		f, err := parseFlags(strings.Fields(args))
+		require.NoError(t, err, args)
+		assert.Equal(t, want, f.readAhead, args)
+	}
+	f, err := parseFlags([]string{"-out", "x.jsonl"})
+	require.NoError(t, err)
+	assert.Equal(t, "x.jsonl.checkpoint", f.checkpoint)
+	_, err = parseFlags([]string{"-concurrency", "many"})
+	assert.Error(t, err)
 }
 
 // TestExportStoppedByContextResumes stops a run in process (its context
 // ends after the third page) and resumes it, in both modes.
 func TestExportStoppedByContextResumes(t *testing.T) {
 	t.Parallel()
-	for _, concurrency := range []int{1, 4} {
-		t.Run(fmt.Sprintf("concurrency=%d", concurrency), func(t *testing.T) {
+	for _, readAhead := range []int{0, 1, 4} {
+		t.Run(fmt.Sprintf("read-ahead=%d", readAhead), func(t *testing.T) {
 			t.Parallel()
 			srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(300, 4)))
 			var want []string
@@ -124,7 +182,7 @@ func TestExportStoppedByContextResumes(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "posts.jsonl")
 			var progress stoppingWriter
 			job := exportJob{client: srv.Client(), params: &ugc.PostsParams{}, out: out, checkpoint: out + ".checkpoint",
-				concurrency: concurrency, progress: &progress}
+				readAhead: readAhead, progress: &progress}
 			ctx, cancel := context.WithCancel(context.Background())
 			progress.after, progress.stop = 3, cancel
 			require.ErrorIs(t, job.run(ctx), context.Canceled)

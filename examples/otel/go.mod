@@ -4,8 +4,8 @@ go 1.24.0
 
 require (
 	github.com/stretchr/testify v1.12.1
-	github.com/ugcposts/ugc-go v0.0.0-00010101000000-000000000000
-	github.com/ugcposts/ugc-go/otelugc v0.0.0-00010101000000-000000000000
+	github.com/ugcposts/ugc-go v0.1.0
+	github.com/ugcposts/ugc-go/otelugc v0.1.0
 	go.opentelemetry.io/otel v1.41.0
 	go.opentelemetry.io/otel/exporters/stdout/stdoutmetric v1.41.0
 	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.41.0
@@ -28,7 +28,3 @@ require (
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/time v0.14.0 // indirect
 )
-
-replace github.com/ugcposts/ugc-go => ../..
-
-replace github.com/ugcposts/ugc-go/otelugc => ../../otelugc
