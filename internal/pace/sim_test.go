@@ -195,9 +195,21 @@ type simCase struct {
 	configured      float64
 	configuredBurst int
 	seed            uint64
+	// pacer, if set, makes each Client's pacer in place of New's (the
+	// reference beside the learned pacing: see cubic_test.go).
+	pacer func() simPacer
 	// trace, if set, is called after the pacer took each answer: when it
 	// came, whether it was accepted, when its request was sent.
-	trace func(at time.Duration, ok bool, sent time.Duration, p *Pacer)
+	trace func(at time.Duration, ok bool, sent time.Duration, p simPacer)
+}
+
+// simPacer is what the simulation drives: a Pacer, or a reference.
+type simPacer interface {
+	Hold() (<-chan struct{}, time.Time, bool)
+	Earliest(now time.Time) time.Time
+	Send(now time.Time) Ticket
+	Answered(now time.Time, t Ticket, a Answer) Effect
+	Rate() float64
 }
 
 func (c simCase) String() string {
@@ -289,7 +301,7 @@ type simEvent struct {
 	ok      bool
 	client  int8
 	worker  int32
-	id      uint64
+	id      int
 	sent    time.Duration
 	refusal int64
 	// remaining and resetMs are what an announcing bucket's answer said
@@ -346,6 +358,14 @@ func (q *eventQueue) pop() simEvent {
 	return e
 }
 
+// newPacer returns a Client's pacer: the case's, or New's.
+func (c simCase) newPacer() simPacer {
+	if c.pacer != nil {
+		return c.pacer()
+	}
+	return New(c.configured, c.configuredBurst, 0)
+}
+
 // run simulates the walk: each client's workers, through its own Pacer,
 // to the one server.
 func (c simCase) run() simResult {
@@ -361,7 +381,7 @@ func (c simCase) run() simResult {
 	// (in order), its next wake, and when the pause of its last episode
 	// ended.
 	type simClient struct {
-		p         *Pacer
+		p         simPacer
 		line      []int32
 		wakeAt    time.Duration
 		pauseEnds time.Duration
@@ -395,7 +415,7 @@ func (c simCase) run() simResult {
 		return c.delay + time.Duration(rng.Int64N(int64(jitter)+1))
 	}
 	for k := range clients {
-		clients[k] = simClient{p: New(c.configured, c.configuredBurst), wakeAt: -1}
+		clients[k] = simClient{p: c.newPacer(), wakeAt: -1}
 		for w := range c.workers {
 			clients[k].line = append(clients[k].line, int32(w))
 		}
@@ -431,7 +451,6 @@ func (c simCase) run() simResult {
 				w := cl.line[0]
 				cl.line = cl.line[1:]
 				t := p.Send(now)
-				p.Wrote(t, now)
 				res.sent++
 				push(simEvent{at: e.at + transit(), kind: evArrive, client: e.client, worker: w, id: t.id, sent: e.at})
 			}
