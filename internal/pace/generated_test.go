@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime/debug"
 	"time"
-
 )
 
 // heavy reports whether the long runs are asked for (UGC_TEST_HEAVY=1).

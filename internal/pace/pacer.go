@@ -34,6 +34,8 @@ type Pacer struct {
 	pauseUntil, namedUntil time.Time
 	inflight               int
 	lastSent               time.Time
+	// unanswered counts the requests let go before the first answer.
+	unanswered int
 	rtts                   roundTrips
 	// answered, once Hold handed it out, is closed at the next answer.
 	answered chan struct{}
@@ -116,17 +118,20 @@ func (p *Pacer) Send(now time.Time) Ticket {
 	defer p.mu.Unlock()
 	paced := p.bucket.take(now)
 	p.inflight++
+	if p.rtts.taken == 0 {
+		p.unanswered++
+	}
 	p.lastSent = later(p.lastSent, now)
 	return Ticket{Sent: now, id: p.learner.record(now, paced)}
 }
 
 // Hold reports whether the next request must wait for the answer to the
 // one in flight, and returns a channel closed at the next answer, and
-// when the hold ends without one (see holdsForAnswers).
+// when the hold ends without one: see holdsForAnswers, and coldStart.
 func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.inflight == 0 || !p.holdsForAnswers() {
+	if p.inflight == 0 || !p.holdsForAnswers() && !p.coldStart() {
 		return nil, time.Time{}, false
 	}
 	if p.answered == nil {
@@ -144,6 +149,15 @@ func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 // one a round trip).
 func (p *Pacer) holdsForAnswers() bool {
 	return p.quotaSize() == 1 && p.bucket.on() && (!p.rtts.known() || p.rtts.slowest() < p.bucket.interval)
+}
+
+// coldStart reports whether the next request waits for the first answer:
+// under a configured quota, the Client sends its burst and no more until
+// an answer shows by when the server had counted it (a server slow to
+// take its first requests counts them late, and the spare token absorbs
+// one interval's lateness, no more).
+func (p *Pacer) coldStart() bool {
+	return p.configured.rate > 0 && p.rtts.taken == 0 && p.unanswered >= max(p.configured.size-1, 1)
 }
 
 // Answer is what the pacer reads of an answer.
@@ -180,6 +194,7 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	defer p.mu.Unlock()
 	defer p.wake()
 	p.inflight--
+	p.warm(now)
 	rtt := now.Sub(t.Sent)
 	p.rtts.take(rtt)
 	switch {
@@ -221,7 +236,17 @@ func (p *Pacer) Lost(now time.Time, t Ticket) {
 	defer p.mu.Unlock()
 	defer p.wake()
 	p.inflight--
+	p.warm(now)
 	p.learner.answered(t.id, lost)
+}
+
+// warm ends the cold start at the first answer (or request lost), at now:
+// the server had counted the requests let go before it by then, and the
+// Client's bucket refills from then, less a token for each of them.
+func (p *Pacer) warm(now time.Time) {
+	if p.unanswered > 0 && p.rtts.taken == 0 && p.bucket.on() {
+		p.bucket.counted(now.Add(time.Duration(p.unanswered-1) * p.bucket.interval))
+	}
 }
 
 // wake ends a hold: the answer it waited for came.
