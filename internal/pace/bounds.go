@@ -17,21 +17,16 @@ import "math"
 // estimate a little, which is what a bucket too small for the jitter
 // needs).
 
-// start is what a phase's first record says of the server's bucket.
-type start int
-
-const (
-	fromFull    start = iota // the client's first request: the bucket was full
-	fromAnchor               // a refusal: the bucket held less than a token
-	fromUnknown              // the oldest record remembered: anything up to full
-)
-
 // span is a phase: its records, the last of them the refused request;
-// what the first says of the bucket; and the jitter in transit, seconds.
+// what the first says of the server's bucket (full: it is the client's
+// first request, which found the bucket full; anchored: it is a refusal,
+// and the bucket held less than a token; neither: it is the oldest record
+// remembered, and the bucket held anything up to full); and the jitter in
+// transit, in seconds.
 type span struct {
-	recs   []sendRecord
-	start  start
-	jitter float64
+	recs           []sendRecord
+	full, anchored bool
+	jitter         float64
 }
 
 // rates returns the rates that explain s with a bucket of size tokens,
@@ -43,7 +38,8 @@ func (s span) rates(size float64) (lo, hi float64, ok bool) {
 }
 
 // upper returns the least rate at which a bucket of size tokens would
-// have accepted the refused request. The bucket was last full just before
+// have accepted the refused request (0 where no rate makes it refuse it:
+// it held enough at the start). The bucket was last full just before
 // some request j took its token (or held nothing at the anchor, or
 // something at the oldest record), and from there to the refusal it gave
 // out a token to every request counted since and had less than one left:
@@ -57,23 +53,20 @@ func (s span) upper(size float64) float64 {
 	for j := last - 1; j >= 0; j-- {
 		r := s.recs[j]
 		level := size
-		if r.outcome != refused {
+		if !r.refused {
 			used++
 		}
 		switch {
-		case j == 0 && s.start != fromFull:
+		case j == 0 && !s.full:
 			level = 0
-		case r.outcome == refused:
+		case r.refused:
 			continue // a full bucket would have accepted it
 		}
 		if need := used + 1 - level; need > 0 {
 			hi = max(hi, need/(e-r.at))
 		}
 	}
-	if hi == 0 {
-		return math.Inf(1) // nothing before the refusal: any rate explains it
-	}
-	return hi
+	return hi // 0: a bucket of size would not have refused it at any rate
 }
 
 // lower returns the least rate, below hi, at which a bucket of size
@@ -113,11 +106,11 @@ func (s span) accepts(size, rate float64) bool {
 	interval := 1 / rate
 	tolerance := (size-1)*interval + s.jitter
 	due := s.recs[0].at // full
-	if s.start == fromAnchor {
-		due = s.recs[0].at + tolerance // one token
+	if s.anchored {
+		due += tolerance // one token
 	}
 	for _, r := range s.recs[:len(s.recs)-1] {
-		if r.outcome != accepted {
+		if !r.accepted {
 			continue
 		}
 		if r.at < due-tolerance {
@@ -145,31 +138,29 @@ func (s span) explain(sizes []float64) []sizeBounds {
 }
 
 // agreeing returns, size by size, the rates both kept and phase allow,
-// where they overlap, or where they miss each other by slack or less,
-// the gap between them: the count of a phase is uncertain by a token at
-// either end, and by the requests the jitter moves across them.
-func agreeing(kept, phase []sizeBounds, slack float64) []sizeBounds {
+// where they overlap.
+func agreeing(kept, phase []sizeBounds) []sizeBounds {
 	var out []sizeBounds
 	for _, k := range kept {
 		for _, p := range phase {
-			lo, hi := max(k.lo, p.lo), min(k.hi, p.hi)
-			switch {
-			case p.size != k.size:
-			case lo < hi:
+			if lo, hi := max(k.lo, p.lo), min(k.hi, p.hi); p.size == k.size && lo < hi {
 				out = append(out, sizeBounds{k.size, lo, hi})
-			case lo-hi <= slack:
-				out = append(out, sizeBounds{k.size, hi, lo})
 			}
 		}
 	}
 	return out
 }
 
-// slack returns how far the bounds of s may miss others and agree (see
-// agreeing), at the rate rate.
-func (s span) slack(rate float64) float64 {
-	d := s.recs[len(s.recs)-1].at - s.recs[0].at
-	return (1 + s.jitter*rate) / max(d, 1e-9)
+// given returns what the server gave in the phase s: the requests before
+// the refusal it did not refuse.
+func (s span) given() float64 {
+	n := 0.0
+	for _, r := range s.recs[:len(s.recs)-1] {
+		if !r.refused {
+			n++
+		}
+	}
+	return n
 }
 
 // bucketSizes returns the sizes of bucket the learner tells apart, up to
@@ -177,7 +168,7 @@ func (s span) slack(rate float64) float64 {
 // then steps of a 64th, as fine a share.
 func bucketSizes(most float64) []float64 {
 	var out []float64
-	for b := 1.0; b <= min(most, maxSize); {
+	for b := 1.0; b <= most; {
 		out = append(out, b)
 		if b < 64 {
 			b++

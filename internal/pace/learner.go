@@ -7,11 +7,7 @@ import (
 
 // learner learns the quota of a server that says nothing of it but the
 // wait its throttles name (see the package documentation, "Learning a
-// quota"): from the times the client sent its requests and which the
-// server accepted, it keeps the token buckets that explain every phase
-// since the quota last changed, and gives the client a bucket that fits
-// inside all of them. The caller serialises the calls and tells it the
-// time.
+// quota"). The caller serialises the calls and tells it the time.
 type learner struct {
 	recs  []sendRecord // a ring, grown as requests are sent, up to ringLen
 	sent  int          // records written in all: the next request's ticket
@@ -19,75 +15,68 @@ type learner struct {
 
 	// engaged is set by the first throttle: until then nothing is paced.
 	engaged bool
-	// anchor is the ticket of the refusal the phase runs from; -1 in the
-	// first phase. resume is the end of the pause that refusal started:
-	// a refusal of a request sent before it is part of the same episode.
-	anchor int
-	resume time.Time
+	// anchor is the ticket of the refusal the phase runs from; first is
+	// the first refusal's until the first phase is judged, -1 then.
+	// resume is the end of the pause the anchor started: a refusal of a
+	// request sent before it is part of the same episode.
+	anchor, first int
+	resume        time.Time
 	// kept are the buckets that explain every phase since the quota last
 	// changed, by size; most is the largest size considered.
 	kept []sizeBounds
 	most float64
-	// est is the bucket the client keeps inside; a rate of 0 while
-	// ramping, when the rate is ramp.
+	// est is the bucket the client keeps inside: a rate of 0 while it
+	// ramps, at ramp.
 	est  quota
 	ramp float64
-	// curve is the time, in seconds of sending at the rate, the curve has
-	// run since the phase began; plateau is its flat part. sure is how
-	// sure the estimate is, from 0 to 1: the plateau is as long.
+	// curve is the time the curve has run since the phase began, in
+	// seconds of sending at the rate; plateau is its flat part; sure is
+	// how sure the estimate is, from 0 to 1 (see settle).
 	curve, plateau, sure float64
 }
 
-// quota is a token bucket: rate tokens a second, holding size.
+// quota is a token bucket: rate tokens a second, holding size; a size of
+// 0 is not known.
 type quota struct {
 	rate float64
 	size int
 }
 
-// sendRecord is one request: when it was sent, what came of it, and
-// whether the rate held it back (see bucket.take).
+// sendRecord is one request: when it was sent, what came of it (neither
+// accepted nor refused: no answer yet, or none, or another; counted or
+// not, nobody knows), and whether the rate held it back (see bucket.take).
 type sendRecord struct {
-	at      float64 // seconds since the learner's epoch
-	outcome outcome
-	paced   bool
+	at                       float64 // seconds since the learner's epoch
+	accepted, refused, paced bool
 }
-
-type outcome uint8
-
-const (
-	pending  outcome = iota // no answer yet
-	accepted                // a 2xx
-	refused                 // a throttle
-	lost                    // no answer, or another: counted or not, nobody knows
-)
 
 // Learning parameters, each a part of the model (see the package
 // documentation).
 const (
-	// ringLen is how many requests the learner remembers: a phase of up
-	// to 4,096 requests is replayed whole (64 KiB).
+	// ringLen is how many requests the learner remembers, and the largest
+	// bucket it considers: a phase of up to 4,096 requests is replayed
+	// whole (a ring of 64 KiB, grown as requests are sent).
 	ringLen = 4096
-	// estimateAt is where the estimate lies between the bounds of a size:
-	// nearer the lower, as a rate over the quota costs a throttle and its
-	// pause, and one under it only the rate until the next probe.
+	// estimateAt is where the estimate lies between the least and the
+	// most rate that explain the phases: nearer the least, as a rate over
+	// the quota costs a throttle and its pause, and one under it only the
+	// rate until the next probe.
 	estimateAt = 0.3
 	// plateauTime is how long, in seconds of sending at the estimate, the
-	// client stays at it before probing; probeTime how long the probe
-	// then takes to reach probeRise times the estimate. Together they
-	// bound the time to find a quota that rose tenfold to about a
-	// minute, and make a steady quota's throttles one in about 35 s.
+	// client stays at it before probing, and probeTime how long the probe
+	// then takes to reach ten times the estimate: a steady quota costs a
+	// throttle every 35 s or so, and a quota that rose tenfold is found
+	// within a minute.
 	plateauTime = 30.0
 	probeTime   = 20.0
-	probeRise   = 10.0
-	// sureWidth: an estimate is sure when every rate the phases leave
-	// possible is within this share of it above it; one less sure is
-	// probed sooner, in proportion, and after quickPlateauTime at least.
-	sureWidth        = 0.1
-	quickPlateauTime = 4.0
 	// pausesPerPlateau makes the plateau that many of the server's named
-	// waits long at least: a probe costs a pause, and a long one costs a
-	// tenth of the time at most.
+	// waits long at least: a probe costs a pause, and a long pause no more
+	// than a twentieth of the time.
 	pausesPerPlateau = 18.0
+	// sureWidth: an estimate is sure when every rate the phases leave
+	// possible is within this share of it; a less sure one is probed
+	// sooner, in proportion.
+	sureWidth = 0.1
 	// rampTime: with no estimate yet, the rate doubles with every
 	// rampTime of requests sent at it (and at least with every success),
 	// from what the server gave before the first throttle, and from
@@ -95,14 +84,12 @@ const (
 	// throttle; a higher one is met a few doublings sooner).
 	rampTime  = 0.1
 	rampFloor = 8.0
-	// backOff multiplies the rate when nothing the learner tells apart
-	// explains a phase, as CUBIC backs off at a loss.
+	// backOff multiplies the rate when nothing explains a phase, as CUBIC
+	// backs off at a loss.
 	backOff = 0.7
-	// minRate and maxRate bound every rate learned, in requests a second;
-	// maxSize bounds the buckets considered.
+	// minRate and maxRate bound every rate learned, in requests a second.
 	minRate = 0.05
 	maxRate = 1e6
-	maxSize = 4096
 )
 
 // record remembers a request sent at t, and returns its ticket.
@@ -127,124 +114,134 @@ func (l *learner) rec(k int) *sendRecord { return &l.recs[k%len(l.recs)] }
 func (l *learner) oldest() int { return l.sent - len(l.recs) }
 
 // remembered reports whether record k is still in the ring.
-func (l *learner) remembered(k int) bool { return k >= l.oldest() && k < l.sent && k >= 0 }
+func (l *learner) remembered(k int) bool { return k >= 0 && k >= l.oldest() && k < l.sent }
 
-// answered sets the outcome of the request of ticket k.
-func (l *learner) answered(k int, o outcome) {
-	if l.remembered(k) {
-		l.rec(k).outcome = o
-	}
-}
-
-// quota returns the bucket the client keeps inside; the zero quota
-// before the first throttle, and a size of 0 (not known) while ramping.
+// quota returns the bucket the client keeps inside: none before the first
+// throttle, and one of no known size while the learner ramps.
 func (l *learner) quota() quota {
 	switch {
 	case !l.engaged:
 		return quota{}
 	case l.est.rate == 0:
-		return quota{rate: l.ramp} // of no size known yet
+		return quota{rate: l.ramp}
 	}
 	return quota{rate: l.curveRate(), size: l.est.size}
 }
 
 // curveRate is the rate on the curve: the estimate for the plateau, then
-// a cubic probe above it, flat near the estimate and steep away from it,
-// as TCP CUBIC's.
+// a cubic probe above it, flat near the estimate and steep away from it
+// as TCP CUBIC's, ten times the estimate probeTime past the plateau.
 func (l *learner) curveRate() float64 {
 	x := max(l.curve-l.plateau, 0) / probeTime
-	return min(l.est.rate*(1+(probeRise-1)*x*x*x), maxRate)
+	return min(l.est.rate*(1+9*x*x*x), maxRate)
 }
 
-// success takes the acceptance of the request of ticket k: if the rate
+// accepted takes the acceptance of the request of ticket k: if the rate
 // held it back, the client used the rate, and the ramp or the curve moves
 // on (one that sends slower than it may proves nothing of a higher rate).
-func (l *learner) success(k int) {
-	if !l.engaged || !l.remembered(k) || !l.rec(k).paced {
+func (l *learner) accepted(k int) {
+	if !l.remembered(k) {
 		return
 	}
-	if l.est.rate == 0 {
+	r := l.rec(k)
+	r.accepted = true
+	switch {
+	case !l.engaged || !r.paced:
+	case l.est.rate == 0:
 		l.ramp = min(l.ramp*math.Exp2(1/max(1, l.ramp*rampTime)), maxRate)
-		return
+	default:
+		l.curve += 1 / l.curveRate()
 	}
-	l.curve += 1 / l.curveRate()
+}
+
+// refused marks the request of ticket k refused (by a throttle).
+func (l *learner) refused(k int) {
+	if l.remembered(k) {
+		l.rec(k).refused = true
+	}
 }
 
 // throttled takes the refusal of the request of ticket k, sent at sent,
-// which named a wait and paused the client until resume, and
-// reports whether it taught anything: a refusal of a request sent before
-// the last pause ended is part of the episode already learned from.
+// which named wait and paused the client until resume, with the jitter
+// in transit, and reports whether it taught anything: a refusal of a
+// request sent before the last pause ended is part of the episode already
+// learned from.
 func (l *learner) throttled(k int, sent, resume time.Time, wait, jitter time.Duration) bool {
 	if l.engaged && sent.Before(l.resume) {
 		return false
 	}
-	if l.remembered(k) {
-		l.learn(l.phase(k, jitter.Seconds()/2), resume)
+	switch {
+	case !l.engaged:
+		l.start(k, resume)
+	case l.remembered(k):
+		l.learn(l.span(l.anchor, k, jitter.Seconds()/2))
 	}
-	l.plateau = max(quickPlateauTime, l.sure*max(plateauTime, pausesPerPlateau*wait.Seconds()))
+	l.plateau = l.sure * max(plateauTime, pausesPerPlateau*wait.Seconds())
 	l.anchor, l.resume = k, resume
 	l.curve = 0
 	return true
 }
 
-// phase returns the phase the refusal of ticket k ends, with the jitter
-// of the way in.
-func (l *learner) phase(k int, jitter float64) span {
-	from, st := l.anchor, fromAnchor
-	switch {
-	case !l.engaged && l.oldest() == 0:
-		from, st = 0, fromFull
-	case !l.engaged || !l.remembered(from):
-		from, st = l.oldest(), fromUnknown
-	}
-	recs := make([]sendRecord, 0, k-from+1)
-	for i := from; i <= k; i++ {
-		recs = append(recs, *l.rec(i))
-	}
-	return span{recs: recs, start: st, jitter: jitter}
+// start takes the first throttle, the refusal of ticket k, which paused
+// the client until resume: the ramp starts from the rate the server gave
+// until then, pause included. The first phase is judged at the next
+// throttle, when the answers in flight at this one have come.
+func (l *learner) start(k int, resume time.Time) {
+	l.engaged, l.first = true, k
+	l.ramp = max(l.span(-1, k, 0).given()/max(resume.Sub(l.epoch).Seconds(), 1e-9), rampFloor)
 }
 
-// learn takes the phase s, whose refusal paused the client until resume.
-// The first phase shows how large the bucket can be (no larger than what
-// it gave from full), and starts the ramp from the rate it gave, pause
-// included. A later one narrows the buckets kept to those it agrees with;
-// where none agree, the quota changed, and the phase's own are kept; where
-// no bucket considered explains it, buckets up to twice as large are
-// considered (a bucket larger than the phases show explains any phase at
-// a low enough rate: the sizes grow as they must, no faster).
-func (l *learner) learn(s span, resume time.Time) {
-	given := s.given()
-	if !l.engaged {
-		l.engaged = true
-		l.most = max(given, 1)
-		l.kept = s.explain(bucketSizes(l.most))
-		l.ramp = max(given/resume.Sub(l.epoch).Seconds(), rampFloor)
-		return
+// span returns the phase from the refusal of ticket from (-1: from the
+// client's first request, which found the bucket full) to the refusal of
+// ticket k, with the jitter of the way in, in seconds. A phase whose start
+// the ring no longer holds runs from the oldest record remembered.
+func (l *learner) span(from, k int, jitter float64) span {
+	s := span{jitter: jitter, anchored: true}
+	switch {
+	case from < 0 && l.oldest() == 0:
+		from, s.anchored, s.full = 0, false, true
+	case !l.remembered(from):
+		from, s.anchored = l.oldest(), false
+	}
+	for i := from; i <= k; i++ {
+		s.recs = append(s.recs, *l.rec(i))
+	}
+	return s
+}
+
+// learn takes the phase s. The first phase, judged now, bounds the sizes
+// considered (a bucket that was full gave no more than its size and its
+// refill), and what it proves is kept. Then the phase narrows the buckets
+// kept to those it agrees with; where none agree, the quota changed, and
+// the phase's own are kept; where no bucket considered explains it,
+// buckets up to twice as large are considered (a bucket larger than the
+// phases show explains any phase at a low enough rate: the sizes grow as
+// they must, no faster).
+func (l *learner) learn(s span) {
+	if l.first >= 0 {
+		first := l.span(-1, l.first, s.jitter)
+		l.most = max(first.given(), 1)
+		l.kept = first.explain(bucketSizes(l.most))
+		l.first = -1
 	}
 	phase := s.explain(bucketSizes(l.most))
-	if debugLearn != nil {
-		debugLearn(s, phase, l.kept)
-	}
-	if len(phase) == 0 && l.most < maxSize {
-		l.most = min(2*l.most, maxSize)
+	if len(phase) == 0 && l.most < ringLen {
+		l.most = min(2*l.most, ringLen)
 		phase = s.explain(bucketSizes(l.most))
 	}
-	kept := agreeing(l.kept, phase, 0)
+	kept := agreeing(l.kept, phase)
 	if len(kept) == 0 {
 		kept = phase
 	}
 	l.settle(kept)
 }
 
-var debugLearn func(s span, phase, kept []sizeBounds)
-
-// settle keeps kept, and estimates the bucket that fits inside every one
-// of them: the smallest size, at the least rate estimated for any (sizes
-// ascend, and their rates fall), so that the client is not over the
-// quota whichever explains the phases. Where nothing explains the phase,
-// or nothing bounds the rate from below (a refusal at once after a pause:
-// another client spends the key, or the quota fell), it backs off from
-// the rate it sent at instead, as CUBIC does.
+// settle keeps the buckets kept, and estimates between the least and the
+// most rate they allow (estimateAt), the size their smallest; it is as
+// sure as they are close. Where nothing explains the phase, or nothing
+// bounds the rate from below (a refusal at once after a pause: another
+// client spends the key, or the quota fell), it backs off from the rate
+// it sent at, as CUBIC does.
 func (l *learner) settle(kept []sizeBounds) {
 	if len(kept) == 0 || kept[0].lo == 0 {
 		l.est = quota{rate: max(backOff*l.quota().rate, minRate), size: max(l.est.size, 1)}
@@ -261,17 +258,5 @@ func (l *learner) settle(kept []sizeBounds) {
 		rate += estimateAt * (hi - lo)
 	}
 	l.est = quota{rate: min(max(rate, minRate), maxRate), size: int(kept[0].size)}
-	l.sure = min(1, sureWidth*l.est.rate/max(hi-lo, 1e-9))
-}
-
-// given returns what the server gave in the phase s: the requests before
-// the refusal it did not refuse.
-func (s span) given() float64 {
-	n := 0.0
-	for _, r := range s.recs[:len(s.recs)-1] {
-		if r.outcome != refused {
-			n++
-		}
-	}
-	return n
+	l.sure = min(1, sureWidth*l.est.rate/(hi-lo))
 }

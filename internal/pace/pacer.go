@@ -34,9 +34,11 @@ type Pacer struct {
 	pauseUntil, namedUntil time.Time
 	inflight               int
 	lastSent               time.Time
-	// unanswered counts the requests let go before the first answer.
+	// unanswered counts the requests let go before the first answer (or
+	// request lost): warm is set then.
 	unanswered int
-	rtts                   roundTrips
+	warmed     bool
+	rtts       roundTrips
 	// answered, once Hold handed it out, is closed at the next answer.
 	answered chan struct{}
 
@@ -118,7 +120,7 @@ func (p *Pacer) Send(now time.Time) Ticket {
 	defer p.mu.Unlock()
 	paced := p.bucket.take(now)
 	p.inflight++
-	if p.rtts.taken == 0 {
+	if !p.warmed {
 		p.unanswered++
 	}
 	p.lastSent = later(p.lastSent, now)
@@ -157,7 +159,7 @@ func (p *Pacer) holdsForAnswers() bool {
 // take its first requests counts them late, and the spare token absorbs
 // one interval's lateness, no more).
 func (p *Pacer) coldStart() bool {
-	return p.configured.rate > 0 && p.rtts.taken == 0 && p.unanswered >= max(p.configured.size-1, 1)
+	return p.configured.rate > 0 && !p.warmed && p.unanswered >= max(p.configured.size-1, 1)
 }
 
 // Answer is what the pacer reads of an answer.
@@ -199,12 +201,9 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	p.rtts.take(rtt)
 	switch {
 	case a.Status >= 200 && a.Status <= 299:
-		p.learner.answered(t.id, accepted)
-		p.learner.success(t.id)
+		p.learner.accepted(t.id)
 	case e.Throttled:
-		p.learner.answered(t.id, refused)
-	default:
-		p.learner.answered(t.id, lost)
+		p.learner.refused(t.id)
 	}
 	if a.Found {
 		e.Pause = p.announce(now, t, rtt, a.Limit)
@@ -237,16 +236,16 @@ func (p *Pacer) Lost(now time.Time, t Ticket) {
 	defer p.wake()
 	p.inflight--
 	p.warm(now)
-	p.learner.answered(t.id, lost)
 }
 
 // warm ends the cold start at the first answer (or request lost), at now:
 // the server had counted the requests let go before it by then, and the
 // Client's bucket refills from then, less a token for each of them.
 func (p *Pacer) warm(now time.Time) {
-	if p.unanswered > 0 && p.rtts.taken == 0 && p.bucket.on() {
+	if !p.warmed && p.bucket.on() {
 		p.bucket.counted(now.Add(time.Duration(p.unanswered-1) * p.bucket.interval))
 	}
+	p.warmed = true
 }
 
 // wake ends a hold: the answer it waited for came.
@@ -280,7 +279,7 @@ func (p *Pacer) announce(now time.Time, t Ticket, rtt time.Duration, l Limit) ti
 		}
 		return 0
 	}
-	p.announced.size = max(p.announced.size, min(l.Remaining, maxSize-1)+1)
+	p.announced.size = max(p.announced.size, min(l.Remaining, ringLen-1)+1)
 	p.refresh(now)
 	refilled := now.Sub(p.countedBy(t, rtt)).Seconds() * p.announced.rate
 	p.bucket.limitTokens(now, float64(l.Remaining)+refilled-float64(p.inflight))

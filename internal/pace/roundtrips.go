@@ -16,10 +16,6 @@ type roundTrips struct {
 	taken  int // in all
 }
 
-// roundTripsKnown is how many answers show the quickest round trip well
-// enough to take only what a round trip takes past it for the jitter.
-const roundTripsKnown = 16
-
 // take adds rtt, in place of the oldest once the ring is full.
 func (r *roundTrips) take(rtt time.Duration) {
 	rtt = max(rtt, 0)
@@ -35,8 +31,9 @@ func (r *roundTrips) take(rtt time.Duration) {
 	_ = slices.Insert(sorted, i, rtt) // in place: sorted has room
 }
 
-// known reports whether enough answers came to know the quickest.
-func (r *roundTrips) known() bool { return r.taken >= roundTripsKnown }
+// known reports whether enough answers came to know the quickest: a
+// quarter of those kept.
+func (r *roundTrips) known() bool { return r.taken >= len(r.ring)/4 }
 
 // quickest returns the least recent round trip once known; 0 before, as
 // the whole of a round trip may be jitter.
