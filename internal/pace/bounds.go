@@ -21,8 +21,8 @@ import "math"
 // what the first says of the server's bucket (full: it is the client's
 // first request, which found the bucket full; anchored: it is a refusal,
 // and the bucket held less than a token; neither: it is the oldest record
-// remembered, and the bucket held anything up to full); and the jitter in
-// transit, in seconds.
+// remembered, and the bucket held anything up to full); and the jitter
+// in transit, in seconds.
 type span struct {
 	recs           []sendRecord
 	full, anchored bool
@@ -110,8 +110,8 @@ func (s span) accepts(size, rate float64) bool {
 		due += tolerance // one token
 	}
 	for _, r := range s.recs[:len(s.recs)-1] {
-		if !r.accepted {
-			continue
+		if !r.accepted || s.anchored && r.at <= s.recs[0].at+s.jitter {
+			continue // not taken, or perhaps taken before the anchor
 		}
 		if r.at < due-tolerance {
 			return false

@@ -16,11 +16,12 @@ type learner struct {
 	// engaged is set by the first throttle: until then nothing is paced.
 	engaged bool
 	// anchor is the ticket of the refusal the phase runs from; first is
-	// the first refusal's until the first phase is judged, -1 then.
+	// the first refusal's until the first phase is judged, -1 then, and
+	// firstEnd the ticket of the last request sent before its answer.
 	// resume is the end of the pause the anchor started: a refusal of a
 	// request sent before it is part of the same episode.
-	anchor, first int
-	resume        time.Time
+	anchor, first, firstEnd int
+	resume                  time.Time
 	// kept are the buckets that explain every phase since the quota last
 	// changed, by size; most is the largest size considered.
 	kept []sizeBounds
@@ -83,7 +84,7 @@ const (
 	// rampFloor requests a second at least (a lower quota costs one more
 	// throttle; a higher one is met a few doublings sooner).
 	rampTime  = 0.1
-	rampFloor = 8.0
+	rampFloor = 16
 	// backOff multiplies the rate when nothing explains a phase, as CUBIC
 	// backs off at a loss.
 	backOff = 0.7
@@ -187,7 +188,7 @@ func (l *learner) throttled(k int, sent, resume time.Time, wait, jitter time.Dur
 // until then, pause included. The first phase is judged at the next
 // throttle, when the answers in flight at this one have come.
 func (l *learner) start(k int, resume time.Time) {
-	l.engaged, l.first = true, k
+	l.engaged, l.first, l.firstEnd = true, k, l.sent-1
 	l.ramp = max(l.span(-1, k, 0).given()/max(resume.Sub(l.epoch).Seconds(), 1e-9), rampFloor)
 }
 
@@ -203,15 +204,27 @@ func (l *learner) span(from, k int, jitter float64) span {
 	case !l.remembered(from):
 		from, s.anchored = l.oldest(), false
 	}
-	for i := from; i <= k; i++ {
+	// requests sent at the same time reached the server in no known
+	// order: those sent with the anchor belong to the phase before it,
+	// as those sent with the refusal go before it
+	s.recs = append(s.recs, *l.rec(from))
+	for i := from + 1; i < k; i++ {
+		if r := l.rec(i); !s.anchored || r.at != s.recs[0].at {
+			s.recs = append(s.recs, *r)
+		}
+	}
+	for i := k + 1; l.remembered(i) && l.rec(i).at == l.rec(k).at; i++ {
 		s.recs = append(s.recs, *l.rec(i))
 	}
+	s.recs = append(s.recs, *l.rec(k))
 	return s
 }
 
 // learn takes the phase s. The first phase, judged now, bounds the sizes
 // considered (a bucket that was full gave no more than its size and its
-// refill), and what it proves is kept. Then the phase narrows the buckets
+// refill: what the server accepted of the requests in flight at the
+// first refusal, in whatever order they came), and what it proves is
+// kept. Then the phase narrows the buckets
 // kept to those it agrees with; where none agree, the quota changed, and
 // the phase's own are kept; where no bucket considered explains it,
 // buckets up to twice as large are considered (a bucket larger than the
@@ -219,9 +232,8 @@ func (l *learner) span(from, k int, jitter float64) span {
 // they must, no faster).
 func (l *learner) learn(s span) {
 	if l.first >= 0 {
-		first := l.span(-1, l.first, s.jitter)
-		l.most = max(first.given(), 1)
-		l.kept = first.explain(bucketSizes(l.most))
+		l.most = max(l.acceptedUpTo(l.firstEnd), 1)
+		l.kept = l.span(-1, l.first, s.jitter).explain(bucketSizes(l.most))
 		l.first = -1
 	}
 	phase := s.explain(bucketSizes(l.most))
@@ -234,6 +246,18 @@ func (l *learner) learn(s span) {
 		kept = phase
 	}
 	l.settle(kept)
+}
+
+// acceptedUpTo counts the requests accepted, of those remembered up to
+// ticket k.
+func (l *learner) acceptedUpTo(k int) float64 {
+	n := 0.0
+	for i := max(l.oldest(), 0); i <= k; i++ {
+		if l.rec(i).accepted {
+			n++
+		}
+	}
+	return n
 }
 
 // settle keeps the buckets kept, and estimates between the least and the

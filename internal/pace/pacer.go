@@ -349,7 +349,7 @@ func (p *Pacer) refresh(now time.Time) {
 	token := intervalAt(q.rate)
 	jitter, rate := p.rtts.jitter(), q.rate*(1-Headroom)
 	if learned {
-		jitter, rate = 0, q.rate
+		jitter = 0
 	}
 	var tolerance time.Duration // one at a time: no size known yet, or held for the answers
 	switch {
