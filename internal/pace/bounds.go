@@ -107,13 +107,13 @@ func (s span) accepts(size, rate float64) bool {
 	tolerance := (size-1)*interval + s.jitter
 	due := s.recs[0].at // full
 	if s.anchored {
-		due += tolerance // one token
+		due += tolerance - s.jitter // one token, and what the jitter refilled
 	}
 	for _, r := range s.recs[:len(s.recs)-1] {
 		if !r.accepted || s.anchored && r.at <= s.recs[0].at+s.jitter {
 			continue // not taken, or perhaps taken before the anchor
 		}
-		if r.at < due-tolerance {
+		if r.at < due-tolerance-1e-9 { // a nanosecond for the rounding of times as seconds
 			return false
 		}
 		due = max(due, r.at) + interval

@@ -9,11 +9,15 @@ import (
 // is due (the generic cell rate algorithm, GCRA): a request may go at t
 // when t ≥ due − tolerance, and then due = max(due, t) + interval. A
 // bucket of burst tokens has a tolerance of (burst−1)·interval; a negative
-// tolerance spaces requests by more than the interval. The zero value
-// paces nothing.
+// tolerance spaces requests by more than the interval. A bucket of one
+// token (no tolerance) may have a gap under its interval: a request let go
+// late (as a timer wakes) by up to the difference does not put the next
+// one back, which follows it no sooner than the gap, and the rate holds on
+// average. The zero value paces nothing.
 type bucket struct {
 	interval  time.Duration // 0: no rate
 	tolerance time.Duration
+	gap       time.Duration // the least time between two requests; 0: the interval
 	due       time.Time
 }
 
@@ -50,16 +54,29 @@ func (b *bucket) take(t time.Time) (paced bool) {
 		return false
 	}
 	paced = t.Sub(b.earliest()) < b.interval
-	b.due = later(b.due, t).Add(b.interval)
+	if b.gap > 0 && b.tolerance == 0 {
+		b.due = later(b.due.Add(b.interval), t.Add(b.gap))
+	} else {
+		b.due = later(b.due, t).Add(b.interval)
+	}
 	return paced
 }
 
 // counted takes a request that the server may have counted as late as
-// at: the next token is due no sooner than an interval after it.
+// at: the next token is due no sooner than an interval (or the gap)
+// after it.
 func (b *bucket) counted(at time.Time) {
 	if b.on() {
-		b.due = later(b.due, at.Add(b.interval))
+		b.due = later(b.due, at.Add(b.least()))
 	}
+}
+
+// least returns the least time between two requests.
+func (b *bucket) least() time.Duration {
+	if b.gap > 0 && b.tolerance == 0 {
+		return b.gap
+	}
+	return b.interval
 }
 
 // empty leaves the bucket no token at now, as a server's bucket that
@@ -84,11 +101,11 @@ func (b *bucket) tokens(now time.Time) float64 {
 	return min(full, full-float64(b.due.Sub(now))/float64(b.interval))
 }
 
-// set changes the rate (requests a second) and the tolerance at now,
+// set changes the rate (requests a second), the tolerance and the gap at now,
 // keeping the tokens the bucket holds (up to its new size; a full bucket
 // keeps the time it was full since); a rate of 0 or less turns it off. The interval is a nanosecond at least, and the
 // interval and the tolerance maxSpan at most.
-func (b *bucket) set(now time.Time, rps float64, tolerance time.Duration) {
+func (b *bucket) set(now time.Time, rps float64, tolerance, gap time.Duration) {
 	if !(rps > 0) {
 		*b = bucket{}
 		return
@@ -101,7 +118,7 @@ func (b *bucket) set(now time.Time, rps float64, tolerance time.Duration) {
 		tokens = min(b.tokens(now), full)
 	}
 	due := b.due
-	b.interval, b.tolerance = interval, tolerance
+	b.interval, b.tolerance, b.gap = interval, tolerance, gap
 	if tokens < full || due.After(now) {
 		b.due = now.Add(tolerance + interval - spanOf(tokens, interval))
 	}

@@ -84,7 +84,7 @@ const (
 	// rampFloor requests a second at least (a lower quota costs one more
 	// throttle; a higher one is met a few doublings sooner).
 	rampTime  = 0.1
-	rampFloor = 16
+	rampFloor = 16.0
 	// backOff multiplies the rate when nothing explains a phase, as CUBIC
 	// backs off at a loss.
 	backOff = 0.7
@@ -277,10 +277,13 @@ func (l *learner) settle(kept []sizeBounds) {
 	for _, k := range kept {
 		lo, hi = min(lo, k.lo), max(hi, k.hi)
 	}
-	rate := lo
+	est := lo
 	if !math.IsInf(hi, 1) {
-		rate += estimateAt * (hi - lo)
+		est += estimateAt * (hi - lo)
 	}
-	l.est = quota{rate: min(max(rate, minRate), maxRate), size: int(kept[0].size)}
-	l.sure = min(1, sureWidth*l.est.rate/(hi-lo))
+	// the Client keeps the headroom under the estimate, or keeps to the
+	// least rate that explains the phases where that is nearer: it is
+	// under the quota whichever of them explains it
+	l.est = quota{rate: min(max(lo, est*(1-Headroom), minRate), maxRate), size: int(kept[0].size)}
+	l.sure = min(1, sureWidth*est/(hi-lo))
 }

@@ -215,7 +215,7 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 		}
 	}
 	p.refresh(now)
-	if p.quotaSize() == 1 {
+	if p.holdsForAnswers() {
 		p.bucket.counted(p.countedBy(t, rtt))
 	}
 	return e
@@ -248,7 +248,7 @@ func (p *Pacer) warm(now time.Time) {
 	p.warmed = true
 }
 
-// wake ends a hold: the answer it waited for came.
+// wake ends a hold: an answer came (or a request was lost).
 func (p *Pacer) wake() {
 	if p.answered != nil {
 		close(p.answered)
@@ -291,6 +291,9 @@ func (p *Pacer) announce(now time.Time, t Ticket, rtt time.Duration, l Limit) ti
 // or lengthened lasts. The Client's bucket is emptied, as the server's
 // that named the wait, and refills through the pause as the server's does.
 func (p *Pacer) pause(now time.Time, d time.Duration) time.Duration {
+	if !now.Before(p.pauseUntil) {
+		p.namedUntil = time.Time{} // the last pause ended: the Client asked again
+	}
 	p.namedUntil = later(p.namedUntil, now.Add(d))
 	d = min(d, p.maxPause)
 	until := now.Add(d)
@@ -346,20 +349,21 @@ func (p *Pacer) refresh(now time.Time) {
 		p.bucket = bucket{}
 		return
 	}
-	token := intervalAt(q.rate)
 	jitter, rate := p.rtts.jitter(), q.rate*(1-Headroom)
 	if learned {
-		jitter = 0
+		jitter, rate = 0, q.rate // its headroom is the learner's
 	}
+	interval := intervalAt(rate)
 	var tolerance time.Duration // one at a time: no size known yet, or held for the answers
 	switch {
 	case q.size > 1:
-		tolerance = toleranceOf(float64(q.size), token) - max(jitter, token)
+		tolerance = toleranceOf(float64(q.size), interval) - max(jitter, interval)
 	case q.size == 1 && !p.holdsForAnswers():
 		tolerance = -jitter
 	}
-	if interval := intervalAt(rate); interval != p.bucket.interval || tolerance != p.bucket.tolerance {
-		p.bucket.set(now, rate, tolerance)
+	gap := intervalAt(q.rate) // a bucket of one's: the quota's own spacing
+	if interval != p.bucket.interval || tolerance != p.bucket.tolerance || gap != p.bucket.gap {
+		p.bucket.set(now, rate, tolerance, gap)
 	}
 }
 

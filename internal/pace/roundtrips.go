@@ -35,13 +35,16 @@ func (r *roundTrips) take(rtt time.Duration) {
 // quarter of those kept.
 func (r *roundTrips) known() bool { return r.taken >= len(r.ring)/4 }
 
-// quickest returns the least recent round trip once known; 0 before, as
-// the whole of a round trip may be jitter.
+// quickest returns the quickest a round trip may take, once known: under
+// the least of the recent ones by as much as the fifth least is over it,
+// as the next may be quicker than any of them; 0 before, as the whole of
+// a round trip may be jitter.
 func (r *roundTrips) quickest() time.Duration {
 	if !r.known() {
 		return 0
 	}
-	return r.sorted[0]
+	least := r.sorted[0]
+	return max(least-(r.sorted[min(r.taken, len(r.ring))/16]-least), 0)
 }
 
 // slowest returns the most recent round trips took.

@@ -176,6 +176,11 @@ type simCase struct {
 	// window, when its n is set, is the quota instead of server.
 	window  windowCounter
 	workers int
+	// calls, when set, replaces the workers by single calls that come at
+	// random (a Poisson process), this many a second, as a service's
+	// handlers make them; each waits for its turn, is retried after a
+	// throttle, and its latency, from its coming to its answer, is kept.
+	calls float64
 	// delay is the base time in transit each way, jitter the most added
 	// to it, at random, each way; service the server's time.
 	delay, jitter, service time.Duration
@@ -269,6 +274,8 @@ type simResult struct {
 	accepts, refusals []time.Duration
 	// finalRate is the pacer's rate at the end.
 	finalRate float64
+	// latencies are the calls' (see simCase.calls).
+	latencies []time.Duration
 }
 
 // clientResult is what one of the clients on a key did.
@@ -286,6 +293,7 @@ const (
 	evArrive        // a request reaches the server
 	evAnswer        // its answer reaches the client
 	evRetry         // a worker's backoff ends
+	evCall          // a call comes (see simCase.calls)
 )
 
 // retryBackoff is the wait before the retry of a 429 that names no wait:
@@ -422,6 +430,10 @@ func (c simCase) run() simResult {
 		// the clients start apart, by a little more than a millisecond
 		wake(int8(k), time.Duration(k)*1_137*time.Microsecond)
 	}
+	var came []time.Duration // each call's coming
+	if c.calls > 0 {
+		push(simEvent{kind: evCall})
+	}
 	for len(q) > 0 {
 		e := q.pop()
 		if e.at > c.length {
@@ -505,11 +517,20 @@ func (c simCase) run() simResult {
 				push(simEvent{at: e.at + retryBackoff, kind: evRetry, client: e.client, worker: e.worker})
 				continue
 			}
+			if e.ok && c.calls > 0 {
+				res.latencies = append(res.latencies, e.at-came[e.worker])
+				continue // the call is done
+			}
 			cl.line = append(cl.line, e.worker)
 			wake(e.client, e.at)
 		case evRetry:
 			cl.line = append(cl.line, e.worker)
 			wake(e.client, e.at)
+		case evCall:
+			cl.line = append(cl.line, int32(len(came)))
+			came = append(came, e.at)
+			wake(e.client, e.at)
+			push(simEvent{at: e.at + time.Duration(rng.ExpFloat64()/c.calls*float64(time.Second)), kind: evCall})
 		}
 	}
 	for k, cl := range clients {
