@@ -78,6 +78,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		attemptTimeout: DefaultAttemptTimeout,
 		maxBody:        DefaultMaxResponseBytes,
 		throttleBudget: DefaultThrottleBudget,
+		maxPause:       DefaultMaxPause,
 		retryBudget:    DefaultRetryBudget,
 		clock:          pace.Real{},
 	}
@@ -111,7 +112,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		userAgent: []string{ua}, maxBody: o.maxBody, logger: maskedLogger(o.logger, m), strict: o.strict, observer: o.observer,
 		retryMax: o.retryMax, waitMin: o.waitMin, waitMax: o.waitMax, attemptTimeout: timeout,
 		callDefaults: o.callDefaults, walkDefaults: o.walkDefaults,
-		throttleBudget: o.throttleBudget, pace: pace.NewGate(pace.New(o.rateLimit, o.rateBurst), o.clock), retries: pace.NewRetryBudget(o.retryBudget),
+		throttleBudget: o.throttleBudget, pace: pace.NewGate(pace.New(o.rateLimit, o.rateBurst, o.maxPause), o.clock), retries: pace.NewRetryBudget(o.retryBudget),
 	}, nil
 }
 

@@ -9,8 +9,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
 // Sentinels for errors.Is. An [*APIError] matches the one for its status.
@@ -128,7 +126,6 @@ const maxPlainMessage = 200
 
 func newAPIError(method, endpoint string, resp *http.Response, body []byte, m *masker) *APIError {
 	e := &APIError{Method: method, Endpoint: endpoint, StatusCode: resp.StatusCode, Body: m.maskBytes(body), Header: m.maskHeader(resp.Header)}
-	e.RetryAfter, _ = pace.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	var msg string
 	trimmed := strings.TrimSpace(string(body))
 	switch {

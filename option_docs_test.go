@@ -76,6 +76,7 @@ func TestEachOptionSaysWhereItMayBeGiven(t *testing.T) {
 		"WithRateLimit":        ugc.WithRateLimit(1000, 10),
 		"WithThrottleBudget":   ugc.WithThrottleBudget(time.Minute),
 		"WithRetryBudget":      ugc.WithRetryBudget(10),
+		"WithMaxPause":         ugc.WithMaxPause(time.Minute),
 		"WithCursor":           ugc.WithCursor(""),
 	}
 	c := srv.Client()

@@ -24,6 +24,9 @@ const (
 	// DefaultRetryBudget is the client-wide budget of retries (see
 	// [WithRetryBudget]).
 	DefaultRetryBudget = 100
+	// DefaultMaxPause bounds how long one answer pauses a whole Client
+	// (see [WithMaxPause]).
+	DefaultMaxPause = pace.DefaultMaxPause
 )
 
 // Option configures a [Client], given to [NewClient], or one call or walk,
@@ -114,6 +117,7 @@ type options struct {
 	rateLimit      float64 // requests per second; 0: none
 	rateBurst      int
 	throttleBudget time.Duration
+	maxPause       time.Duration
 	retryBudget    int
 	clock          pace.Clock // the pacing's; ugctest gives its clients one of its own
 	// wrapTransport, from ugctest's clients only, wraps each attempt's
@@ -677,6 +681,25 @@ func WithThrottleBudget(d time.Duration) Option {
 		}
 		return nil
 	}
+}
+
+// WithMaxPause bounds how long one answer pauses the whole Client: a 429
+// (or a 503) that names a longer wait (a Retry-After of a day, a reset
+// far off) pauses it for d, the calls that meet the pause fail at once
+// with a [*ThrottleError] that says the wait the server named (unless
+// their throttle budget holds it), and the Client asks the server again
+// when d has passed. So one answer cannot take a service down for a day.
+// Default: [DefaultMaxPause]; d must be positive.
+//
+// Given to: NewClient.
+func WithMaxPause(d time.Duration) Option {
+	return clientOption("WithMaxPause", func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("WithMaxPause: need a positive duration, got %v", d)
+		}
+		o.maxPause = d
+		return nil
+	})
 }
 
 // WithRetryBudget sets the client-wide budget of retries for failures that

@@ -1,9 +1,7 @@
 package ugc
 
 import (
-	"context"
 	"net/http"
-	"net/http/httptrace"
 	"time"
 
 	"github.com/ugcposts/ugc-go/internal/pace"
@@ -65,8 +63,9 @@ type answer struct {
 	limit *RateLimit
 	// throttled: a 429 or a 503 that named a wait.
 	throttled bool
-	// wait is the wait a throttled answer named; 0 for none.
-	wait time.Duration
+	// wait is the wait a throttled answer named; 0 for none. retryAfter
+	// is the answer's Retry-After, whatever its status; 0 for none.
+	wait, retryAfter time.Duration
 	// pause is the client-wide pause this answer started, if any.
 	pause time.Duration
 	// quotaWait is how long the attempt waited for its turn; unsent says
@@ -78,7 +77,9 @@ type answer struct {
 }
 
 // answered tells the pacer the answer to the attempt of ticket t, and
-// returns what it made of it. A wait the headers name is read against the
+// returns what it made of it. Its headers are read here, once (the
+// pacing, ResponseInfo, APIError.RetryAfter and the backoff take what
+// they say from the answer). A wait the headers name is read against the
 // wall clock (an HTTP date is one), and paced on the Client's.
 func (c *Client) answered(t pace.Ticket, resp *http.Response) answer {
 	a := pace.Answer{Status: resp.StatusCode}
@@ -90,19 +91,7 @@ func (c *Client) answered(t pace.Ticket, resp *http.Response) answer {
 	if a.Found {
 		rl := RateLimit(a.Limit)
 		ans.limit = &rl
+		ans.retryAfter = rl.RetryAfter
 	}
 	return ans
-}
-
-// wroteTrace returns ctx with a trace that tells the pacer when the request
-// of ticket t was written, if the pacer paces anything (before it does, a
-// request costs no trace).
-func (c *Client) wroteTrace(ctx context.Context, t pace.Ticket) context.Context {
-	p := c.pace.Pacer()
-	if !p.Active() {
-		return ctx
-	}
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteRequest: func(httptrace.WroteRequestInfo) { p.Wrote(t, c.pace.Clock().Now()) },
-	})
 }

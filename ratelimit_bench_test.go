@@ -48,14 +48,16 @@ var quotaModes = []struct {
 // starts full, and the client knows nothing. It reports the time over
 // requests ÷ quota (x-ideal: the requests include the refused ones, and
 // the first burst rides free, so a perfect client is a little under 1),
-// the share of requests refused (429-%), the rate the Client allowed
+// the time over the least any client not told the quota can take
+// (x-bound, see leastTime; server=retry-after-only), the share of
+// requests refused (429-%), the rate the Client allowed
 // itself at the end over the quota (final/quota), and the walks that
 // failed (failed/walk).
 func BenchmarkQuotaWalk(b *testing.B) {
 	for _, posts := range []int{2000, 20000} {
 		ds := ugctest.Generate(posts, 18)
 		for _, rps := range []float64{20, 50, 200} {
-			for _, burst := range []int{1, 2, 5, 10} {
+			for _, burst := range []int{1, 5, 50} {
 				for _, server := range []string{"retry-after-only", "headers"} {
 					for _, options := range []string{"default", "rate-set"} {
 						for _, mode := range quotaModes {
@@ -176,11 +178,36 @@ func benchQuotaWalk(b *testing.B, ds *ugctest.Dataset, posts int, q ugctest.Quot
 	n := float64(b.N)
 	ideal := time.Duration(float64(requests) / n / rps * float64(time.Second))
 	b.ReportMetric(float64(elapsed)/n/float64(ideal), "x-ideal")
+	if q.RetryAfterOnly && jitter == 0 {
+		b.ReportMetric(float64(elapsed)/n/float64(leastTime(float64(requests-refused)/n, rps, float64(q.Burst), time.Second)), "x-bound")
+	}
 	b.ReportMetric(100*float64(refused)/float64(max(requests, 1)), "429-%")
 	b.ReportMetric(float64(refused)/n, "429s/op")
 	b.ReportMetric(float64(requests)/n, "requests/op")
 	b.ReportMetric(finalOverQuota/n, "final/quota")
 	b.ReportMetric(float64(failed)/n, "failed/walk")
+}
+
+// leastTime is the least time a client that is not told the quota can
+// take for n accepted requests against a token bucket of rate requests a
+// second holding burst, that answers only 429 with Retry-After retry:
+// the bucket's own time, (n − burst)/rate, and two pauses, each retry
+// less what the bucket refills in it: one to meet the quota, one more to
+// tell its rate from its burst. Where the bucket refills slower than the
+// pause lasts, the pauses cost no tokens but still time: a walk that
+// outlasts what the first pause refilled sits out both, and one that
+// does not ends after the first.
+func leastTime(n, rate, burst float64, retry time.Duration) time.Duration {
+	r := retry.Seconds()
+	var secs float64
+	switch refilled := min(burst, rate*r); {
+	case n <= burst:
+	case n-burst <= refilled:
+		secs = r
+	default:
+		secs = max((n-burst)/rate+2*max(r-burst/rate, 0), 2*r)
+	}
+	return time.Duration(secs * float64(time.Second))
 }
 
 // BenchmarkQuotaCallers has 8 goroutines make single calls on one Client

@@ -126,11 +126,11 @@ func (c *Client) contextEnded(ctx context.Context, a AttemptInfo, rs *retryState
 
 // retryState is what one call's attempts keep between them.
 type retryState struct {
-	retryMax int           // retries of failures that are not throttles
+	retryMax int           // retries of the call, throttles' included
 	timeout  time.Duration // of each attempt; 0: none
 	last     error         // the last attempt's error
-	retries  int           // retries made, against retryMax
-	spent    int           // retries that took a token of the Client's retry budget
+	retried  int           // retries made, against retryMax
+	budgeted int           // those that took a token of the Client's retry budget
 	budget   time.Duration // the throttle budget: time the call may wait for the quota
 	waited   time.Duration // time its attempts waited for their turn
 }
@@ -197,16 +197,19 @@ func (c *Client) unsent(ctx context.Context, u *url.URL, attempt int, rs *retryS
 
 // decideRetry sets whether another attempt follows a, and after what wait,
 // from the answer alone (a context that ends now ends the wait, keeping
-// this error). A throttle that names a wait is bounded by time, not by
-// attempts: its pause is the wait, within the call's throttle budget and
-// before its context's deadline. It returns why no retry follows when the
-// answer alone would have one: a wait beyond those, or the Client's retry
+// this error). Every retry counts against the call's retry maximum. A
+// throttle that names a wait is retried after it (the client-wide pause
+// is the wait), within the call's throttle budget and before its
+// context's deadline; other failures after a backoff, each taking a token
+// of the Client's retry budget. It returns why no retry follows when the
+// answer alone would have one: a wait beyond those bounds, or the retry
 // budget spent.
 func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo, resp *http.Response, err error, cutShort bool, ans answer) error {
 	switch {
-	case err == nil:
-	case ans.throttled && rs.retryMax > 0:
+	case err == nil || rs.retried >= rs.retryMax:
+	case ans.throttled:
 		if left, _ := rs.quotaLeft(ctx); ans.wait <= left {
+			rs.retried++
 			a.Retry, a.Wait = true, ans.wait
 			return nil
 		}
@@ -216,16 +219,16 @@ func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo
 			a.Wait = ans.wait
 			return rs.throttleError(ctx, apiErr, ans.wait)
 		}
-	case rs.retries < rs.retryMax && (cutShort || retryable(context.WithoutCancel(ctx), resp, err)):
+	case cutShort || retryable(context.WithoutCancel(ctx), resp, err):
 		if spendsRetryBudget(err) {
 			if !c.retries.Take() {
 				return fmt.Errorf("%w: %w", ErrRetryBudgetExhausted, withAttempts(err, a.Endpoint, a.Attempt))
 			}
-			rs.spent++
+			rs.budgeted++
 		}
-		rs.retries++
+		rs.retried++
 		a.Retry = true
-		a.Wait = backoff(c.waitMin, c.waitMax, rs.retries-1, resp)
+		a.Wait = backoff(c.waitMin, c.waitMax, rs.retried-1, a.StatusCode, ans.retryAfter)
 	}
 	return nil
 }
@@ -233,7 +236,7 @@ func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo
 // succeeded settles a call whose attempt succeeded: the retry budget gets
 // its tokens back, and WithResponseInto gets the answer's facts.
 func (c *Client) succeeded(call callConfig, rs retryState, resp *http.Response, attempt int, ans answer) {
-	c.retries.Succeeded(rs.spent)
+	c.retries.Succeeded(rs.budgeted)
 	if call.response != nil {
 		c.responseMu.Lock()
 		*call.response = ResponseInfo{StatusCode: resp.StatusCode, Header: c.masker.maskHeader(resp.Header), Attempts: attempt, RateLimit: ans.limit}
@@ -275,7 +278,7 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 		defer func() { err = attemptTimedOut(ctx, rs.timeout, err) }() // before cancel
 	}
 	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(c.wroteTrace(ctx, ticket))
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(ctx)
 	resp, err = c.http.Do(req)
 	if err != nil {
 		c.pace.Pacer().Lost(c.pace.Clock().Now(), ticket)
@@ -285,6 +288,10 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	ans.quotaWait = quotaWait
 	ans.limit = c.maskedLimit(ans.limit)
 	cutShort, err = c.readPage(ctx, u, labels, resp, body, hooks)
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		apiErr.RetryAfter = ans.retryAfter
+	}
 	return resp, cutShort, ans, err
 }
 

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
-	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
 // retryable is the retry policy for an attempt's answer or error:
@@ -139,13 +138,12 @@ func (c *Client) observe(ctx context.Context, a AttemptInfo, canceled bool) {
 }
 
 // backoff is exponential with jitter: the n-th retry waits between half and
-// all of min·2ⁿ, capped at max. A Retry-After on a 429 or 503 wins, capped at
-// max.
-func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if d, ok := pace.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			return min(d, maxWait)
-		}
+// all of min·2ⁿ, capped at max. The answer's Retry-After (retryAfter, read
+// with its other headers: see Client.answered) on a 429 or 503 wins,
+// capped at max.
+func backoff(minWait, maxWait time.Duration, attempt int, status int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 && (status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable) {
+		return min(retryAfter, maxWait)
 	}
 	ceiling := maxWait
 	switch {

@@ -147,6 +147,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if stalled > 0 {
 		w.Header()[stalledHeader] = []string{stalled.String()}
 	}
+	if fault.Kind != 0 && kitStall(r) {
+		w.Header()[faultHeader] = []string{fault.Kind.String()}
+	}
 	write(w, resp, fault)
 }
 

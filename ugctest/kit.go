@@ -3,6 +3,7 @@ package ugctest
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/ugcposts/ugc-go"
@@ -23,9 +24,14 @@ import (
 // that a caller's short deadline still ends the call as in production).
 //
 // A quota the test asks for ([WithQuota]) runs by the wall clock, and so
-// does the client's pacing while the server has one: the point of a
-// quota is its time. Clients built with ugc.NewClient, and requests from
-// anywhere else, wait in real time for everything.
+// does the client's pacing while the server has one, and a pause its 429
+// names: the point of a quota is its time. A fault's named wait is
+// skipped under a quota too: the fake marks the answers its faults give
+// a kit client, and the clock skips a pause while the last answer that
+// named a wait was a fault's. A wait for an answer (a bucket of one
+// token's) is never skipped: it ends when the answer comes. Clients built
+// with ugc.NewClient, and requests from anywhere else, wait in real time
+// for everything.
 
 // Headers of the test kit, between a kit client and the fake.
 const (
@@ -34,6 +40,9 @@ const (
 	// stalledHeader, on the answer to a kit request a stall fired on,
 	// says how long the stall would have held it.
 	stalledHeader = "Ugctest-Stalled"
+	// faultHeader, on the answer to a kit request a fault gave, names
+	// the fault.
+	faultHeader = "Ugctest-Fault"
 )
 
 // waitedOutStall: a stall that outlasts an attempt with at most this
@@ -43,21 +52,43 @@ const waitedOutStall = time.Second
 // kitOption returns the option that makes a client of s a test kit's.
 func (s *Server) kitOption() ugc.Option {
 	opt, _ := testkit.ClientOption(testkit.Hooks{
-		Clock:     s.clock,
-		Transport: func(next http.RoundTripper) http.RoundTripper { return kitTransport{next: next} },
+		Clock:     s.clock.virtual,
+		Transport: func(next http.RoundTripper) http.RoundTripper { return kitTransport{next: next, clock: s.clock} },
 	}).(ugc.Option)
 	return opt
 }
 
-// newKitClock returns the clock of h's kit clients: virtual while h has
-// no quota.
-func newKitClock(h *Handler) *pace.Virtual {
-	return pace.NewVirtual(func() bool { return h.quota.Load() == nil })
+// kitClock is the clock of a server's kit clients: virtual while the
+// server has no quota, and for the pause a fault named.
+type kitClock struct {
+	virtual *pace.Virtual
+	// faultPause: the last answer that named a wait was a fault's.
+	faultPause atomic.Bool
 }
 
-// kitTransport marks each request of a kit client, and ends an attempt
-// whose stall outlasts it as its timeout would.
-type kitTransport struct{ next http.RoundTripper }
+// newKitClock returns the clock of h's kit clients.
+func newKitClock(h *Handler) *kitClock {
+	k := &kitClock{}
+	k.virtual = pace.NewVirtual(func(w pace.Wait) bool {
+		noQuota := h.quota.Load() == nil
+		switch w {
+		case pace.ForPause:
+			return noQuota || k.faultPause.Load()
+		case pace.ForRate:
+			return noQuota
+		}
+		return false // an answer is waited for: it comes
+	})
+	return k
+}
+
+// kitTransport marks each request of a kit client, ends an attempt whose
+// stall outlasts it as its timeout would, and tells the clock whether a
+// wait an answer names is a fault's.
+type kitTransport struct {
+	next  http.RoundTripper
+	clock *kitClock
+}
 
 // RoundTrip sends r marked, and reads a stall's answer.
 func (k kitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -66,6 +97,9 @@ func (k kitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := k.next.RoundTrip(r)
 	if err != nil {
 		return nil, err
+	}
+	if resp.Header.Get("Retry-After") != "" || resp.StatusCode == http.StatusTooManyRequests {
+		k.clock.faultPause.Store(resp.Header.Get(faultHeader) != "")
 	}
 	stall, perr := time.ParseDuration(resp.Header.Get(stalledHeader))
 	deadline, bounded := r.Context().Deadline()

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ugcposts/ugc-go"
-	"github.com/ugcposts/ugc-go/internal/pace"
 	"github.com/ugcposts/ugc-go/internal/servertimeouts"
 )
 
@@ -28,7 +27,7 @@ type Server struct {
 
 	t     testing.TB
 	srv   *httptest.Server
-	clock *pace.Virtual // the kit clients' (see kit.go)
+	clock *kitClock // the kit clients' (see kit.go)
 }
 
 // NewServer starts a fake server for t with the options given (by default

@@ -5,49 +5,63 @@ import (
 	"time"
 )
 
+// Wait is what a [Gate] waits for; a [Clock] may treat the kinds apart.
+type Wait int
+
+const (
+	// ForRate is a wait for the rate: a token of the client's bucket.
+	ForRate Wait = iota
+	// ForPause is a wait for the end of a pause a server named.
+	ForPause
+	// ForAnswer is a wait for the answer to a request in flight, which
+	// shows when the server counted it (see [Pacer.Hold]).
+	ForAnswer
+)
+
 // Clock is the time a [Gate] reads and waits on.
 type Clock interface {
 	// Now returns the current time.
 	Now() time.Time
-	// After returns a channel that receives once d has passed, and a
-	// function that stops it (it reports whether it stopped it first).
-	After(d time.Duration) (<-chan time.Time, func() bool)
+	// After returns a channel that receives once the wait w of d has
+	// passed, and a function that stops it (it reports whether it
+	// stopped it first).
+	After(d time.Duration, w Wait) (<-chan time.Time, func() bool)
 }
 
-// Real is the wall clock: time.Now and time.NewTimer.
+// Real is the wall clock: time.Now and time.NewTimer, for every wait.
 type Real struct{}
 
 // Now returns time.Now().
 func (Real) Now() time.Time { return time.Now() }
 
 // After starts a timer of d.
-func (Real) After(d time.Duration) (<-chan time.Time, func() bool) {
+func (Real) After(d time.Duration, _ Wait) (<-chan time.Time, func() bool) {
 	t := time.NewTimer(d)
 	return t.C, t.Stop
 }
 
-// Virtual is a clock that runs with the wall clock but, while skip
-// reports true, does not wait: a wait moves its time forward by the wait
-// at once. It is the clock of the clients package ugctest hands out: a
-// wait the fake's faults named costs no real time, while a quota the test
-// asked for (skip false) runs by the wall clock. Time only moves forward:
-// waits that overlap move it to the latest of their ends, not to their
-// sum.
+// Virtual is a clock that runs with the wall clock but skips the waits
+// its skip function names: a skipped wait moves its time forward by the
+// wait, at once. It is the clock of the clients package ugctest hands out,
+// which skip the pauses the fake's faults name and wait in real time for
+// a quota the test asked for. Time only moves forward: skipped waits that
+// overlap move it to the latest of their ends, not to their sum.
 type Virtual struct {
-	skip   func() bool
+	skip   func(Wait) bool
 	offset atomic.Int64 // nanoseconds ahead of the wall clock
 }
 
-// NewVirtual returns a clock that skips its waits while skip returns true.
-func NewVirtual(skip func() bool) *Virtual { return &Virtual{skip: skip} }
+// NewVirtual returns a clock that skips a wait w when skip(w) is true.
+func NewVirtual(skip func(Wait) bool) *Virtual { return &Virtual{skip: skip} }
 
 // Now returns the wall clock's time plus the waits skipped.
 func (v *Virtual) Now() time.Time { return time.Now().Add(time.Duration(v.offset.Load())) }
 
-// After skips d when the clock skips, and waits it otherwise.
-func (v *Virtual) After(d time.Duration) (<-chan time.Time, func() bool) {
-	if !v.skip() {
-		return Real{}.After(d)
+// After skips the wait when the clock skips its kind, and waits it
+// otherwise.
+func (v *Virtual) After(d time.Duration, w Wait) (<-chan time.Time, func() bool) {
+	if !v.skip(w) {
+		return Real{}.After(d, w)
 	}
 	end := v.Now().Add(d)
 	for {

@@ -85,26 +85,11 @@ func (g *Gate) Turn(ctx context.Context, limit time.Duration) (Ticket, time.Dura
 }
 
 // wait waits for place's turn in line, then for the pacer, until at most
-// until (zero: no bound but ctx's).
+// until (zero: no bound but ctx's), and lets the request go.
 func (g *Gate) wait(ctx context.Context, place uint64, until time.Time) (Ticket, error) {
-	for {
-		g.mu.Lock()
-		ahead, moved := place-g.served, g.moved
-		g.mu.Unlock()
-		now := g.clock.Now()
-		if err := g.within(now, ahead, until); err != nil {
-			g.leave(place)
-			return Ticket{}, err
-		}
-		if ahead == 0 {
-			break
-		}
-		select {
-		case <-moved:
-		case <-ctx.Done():
-			g.leave(place)
-			return Ticket{}, ctx.Err()
-		}
+	defer g.leave(place)
+	if err := g.waitTurn(ctx, place, until); err != nil {
+		return Ticket{}, err
 	}
 	for {
 		now := g.clock.Now()
@@ -112,28 +97,56 @@ func (g *Gate) wait(ctx context.Context, place uint64, until time.Time) (Ticket,
 		if !at.After(now) {
 			held, err := g.holdForAnAnswer(ctx, now, until)
 			if err != nil {
-				g.leave(place)
 				return Ticket{}, err
 			}
-			if held {
-				continue
+			if !held {
+				return g.pacer.Send(now), nil
 			}
-			t := g.pacer.Send(now)
-			g.leave(place)
-			return t, nil
+			continue
 		}
-		if err := g.within(now, 0, until); err != nil {
-			g.leave(place)
+		if err := g.within(now, place, until); err != nil {
 			return Ticket{}, err
 		}
-		c, stop := g.clock.After(at.Sub(now))
-		select {
-		case <-c:
-		case <-ctx.Done():
-			stop()
-			g.leave(place)
-			return Ticket{}, ctx.Err()
+		kind := ForRate
+		if g.pacer.PauseLeft(now) >= at.Sub(now) {
+			kind = ForPause
 		}
+		if err := g.sleep(ctx, at.Sub(now), kind); err != nil {
+			return Ticket{}, err
+		}
+	}
+}
+
+// waitTurn waits until place is first in line, or until its turn would
+// come after until, or ctx ends.
+func (g *Gate) waitTurn(ctx context.Context, place uint64, until time.Time) error {
+	for {
+		g.mu.Lock()
+		first, moved := place == g.served, g.moved
+		g.mu.Unlock()
+		if err := g.within(g.clock.Now(), place, until); err != nil {
+			return err
+		}
+		if first {
+			return nil
+		}
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// sleep waits d on the gate's clock, for w, or until ctx ends.
+func (g *Gate) sleep(ctx context.Context, d time.Duration, w Wait) error {
+	c, stop := g.clock.After(d, w)
+	defer stop()
+	select {
+	case <-c:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -150,13 +163,7 @@ func (g *Gate) holdForAnAnswer(ctx context.Context, now, until time.Time) (bool,
 	if !until.IsZero() && until.Before(end) {
 		end = until
 	}
-	clock := g.clock
-	if _, virtual := clock.(*Virtual); virtual {
-		// a wait for an answer is none a server named: a Virtual clock
-		// would skip it, and move its time on by the whole hold
-		clock = Real{}
-	}
-	c, stop := clock.After(end.Sub(now))
+	c, stop := g.clock.After(end.Sub(now), ForAnswer)
 	defer stop()
 	select {
 	case <-answered:
@@ -167,17 +174,32 @@ func (g *Gate) holdForAnAnswer(ctx context.Context, now, until time.Time) (bool,
 	return true, nil
 }
 
-// within returns a *WaitError when a request with ahead requests before
-// it in line would get its turn after until (zero: no bound).
-func (g *Gate) within(now time.Time, ahead uint64, until time.Time) error {
+// within returns a *WaitError when the request of place would get its
+// turn after until (zero: no bound), with the requests still in line
+// before it each taking its token in turn.
+func (g *Gate) within(now time.Time, place uint64, until time.Time) error {
 	if until.IsZero() {
 		return nil
 	}
-	wait := max(g.pacer.Earliest(now).Sub(now), 0) + time.Duration(ahead)*g.pacer.Interval()
+	wait, pause := g.pacer.WaitFor(now, g.ahead(place))
 	if left := until.Sub(now); wait > left {
-		return &WaitError{Wait: wait, Pause: min(g.pacer.PauseLeft(now), wait), Limit: max(left, 0)}
+		return &WaitError{Wait: wait, Pause: min(pause, wait), Limit: max(left, 0)}
 	}
 	return nil
+}
+
+// ahead returns how many requests are in line before place: those given
+// a place before it, less those that left.
+func (g *Gate) ahead(place uint64) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := int(place - g.served)
+	for p := range g.gone {
+		if p < place {
+			n--
+		}
+	}
+	return n
 }
 
 // leave gives up place: served on, the line moves; not yet, it is passed

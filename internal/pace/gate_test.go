@@ -32,7 +32,7 @@ func (c *stepClock) Now() time.Time {
 	return c.now
 }
 
-func (c *stepClock) After(d time.Duration) (<-chan time.Time, func() bool) {
+func (c *stepClock) After(d time.Duration, _ Wait) (<-chan time.Time, func() bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch := make(chan time.Time, 1)
@@ -109,13 +109,20 @@ func received[T any](t *testing.T, ch <-chan T) T {
 	return zero
 }
 
+// interval returns the spacing of the pacer's bucket.
+func (p *Pacer) interval() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.bucket.interval
+}
+
 // TestGateServesInOrder: at a configured rate of 10 a second (burst 1),
 // four requests queued together go one at a time, in the order they came,
 // a tenth of a second (and the headroom) apart.
 func TestGateServesInOrder(t *testing.T) {
 	t.Parallel()
 	clock := newStepClock()
-	g := NewGate(New(10, 1), clock)
+	g := NewGate(New(10, 1, 0), clock)
 	ticket, _, err := g.Turn(context.Background(), -1)
 	require.NoError(t, err, "the first goes at once")
 	g.Pacer().Lost(clock.Now(), ticket)
@@ -132,7 +139,7 @@ func TestGateServesInOrder(t *testing.T) {
 	}
 	for i := range 4 {
 		require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
-		clock.advance(g.Pacer().Interval())
+		clock.advance(g.Pacer().interval())
 		assert.Equal(t, i, received(t, order), "served in the order they came")
 	}
 }
@@ -143,7 +150,7 @@ func TestGateServesInOrder(t *testing.T) {
 func TestGateRefusesATurnBeyondTheLimit(t *testing.T) {
 	t.Parallel()
 	clock := newStepClock()
-	g := NewGate(New(0, 0), clock)
+	g := NewGate(New(0, 0, 0), clock)
 	ticket, _, err := g.Turn(context.Background(), -1)
 	require.NoError(t, err)
 	g.Pacer().Answered(clock.Now(), ticket, Answer{Status: http.StatusTooManyRequests, Limit: Limit{RetryAfter: time.Minute, Limit: -1, Remaining: -1}, Found: true})
@@ -174,7 +181,7 @@ func TestGateRefusesATurnBeyondTheLimit(t *testing.T) {
 func TestGateLineMovesPastALeaver(t *testing.T) {
 	t.Parallel()
 	clock := newStepClock()
-	g := NewGate(New(10, 1), clock)
+	g := NewGate(New(10, 1, 0), clock)
 	ticket, _, err := g.Turn(context.Background(), -1)
 	require.NoError(t, err)
 	g.Pacer().Lost(clock.Now(), ticket)
@@ -200,7 +207,7 @@ func TestGateLineMovesPastALeaver(t *testing.T) {
 func TestGateHoldsPastTheBurstForTheFirstAnswer(t *testing.T) {
 	t.Parallel()
 	clock := newStepClock()
-	g := NewGate(New(100, 2), clock)
+	g := NewGate(New(100, 2, 0), clock)
 	first, _, err := g.Turn(context.Background(), -1)
 	require.NoError(t, err)
 
@@ -211,7 +218,7 @@ func TestGateHoldsPastTheBurstForTheFirstAnswer(t *testing.T) {
 		done <- ticket.Sent
 	}()
 	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
-	clock.advance(g.Pacer().Interval()) // the clock alone would let it go
+	clock.advance(g.Pacer().interval()) // the clock alone would let it go
 	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond, "held for the answer")
 	select {
 	case <-done:
@@ -221,14 +228,14 @@ func TestGateHoldsPastTheBurstForTheFirstAnswer(t *testing.T) {
 	clock.advance(5 * time.Millisecond)
 	answeredAt := clock.Now()
 	g.Pacer().Answered(answeredAt, first, Answer{Status: http.StatusOK})
-	due := answeredAt.Add(g.Pacer().Interval())
-	require.Eventually(t, func() bool { return clock.waitingUntil(due) }, time.Second, time.Millisecond, "due an interval after the answer")
-	clock.advance(g.Pacer().Interval())
-	assert.Equal(t, due, received(t, done), "an interval after the answer")
+	clock.advance(g.Pacer().interval())
+	sent := received(t, done)
+	assert.GreaterOrEqual(t, sent.Sub(answeredAt), intervalAt(100), "the quota's spacing after the answer")
+	assert.LessOrEqual(t, sent.Sub(answeredAt), g.Pacer().interval(), "an interval after it at most")
 
 	// no answer: the hold ends by the clock
 	clock = newStepClock()
-	g = NewGate(New(100, 2), clock)
+	g = NewGate(New(100, 2, 0), clock)
 	start := clock.Now()
 	_, _, err = g.Turn(context.Background(), -1)
 	require.NoError(t, err)
@@ -238,8 +245,49 @@ func TestGateHoldsPastTheBurstForTheFirstAnswer(t *testing.T) {
 		done <- ticket.Sent
 	}()
 	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
-	clock.advance(g.Pacer().Interval())
+	clock.advance(g.Pacer().interval())
 	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
-	clock.advance(holdBound - g.Pacer().Interval())
+	clock.advance(holdBound - g.Pacer().interval())
 	assert.Equal(t, start.Add(holdBound), received(t, done), "the hold ends holdBound after the first request")
+}
+
+// TestGateLeaversHoldNoPlace: during a pause of 2 s that a server named,
+// 200 calls that may wait 300 ms are each refused at once, and each is
+// told the true wait, the pause's end: a caller that leaves holds no
+// place, so those after it are not told an interval more for each. Five
+// patient callers (5 s) then wait in line, and each is told no more than
+// the pause and the requests before it.
+func TestGateLeaversHoldNoPlace(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock()
+	g := NewGate(New(0, 0, 0), clock)
+	ticket, _, err := g.Turn(context.Background(), -1)
+	require.NoError(t, err)
+	g.Pacer().Answered(clock.Now(), ticket, Answer{Status: http.StatusTooManyRequests, Limit: Limit{RetryAfter: 2 * time.Second, Limit: -1, Remaining: -1}, Found: true})
+	clock.advance(40 * time.Millisecond)
+	for i := range 200 {
+		_, _, err := g.Turn(context.Background(), 300*time.Millisecond)
+		var we *WaitError
+		require.ErrorAs(t, err, &we, "call %d", i)
+		assert.Equal(t, 1960*time.Millisecond, we.Wait, "call %d is told the pause's end", i)
+	}
+	step := g.Pacer().interval()
+	done := make(chan error, 5)
+	for i := range 5 {
+		go func() {
+			ticket, _, err := g.Turn(context.Background(), 5*time.Second)
+			if err == nil {
+				g.Pacer().Answered(clock.Now(), ticket, Answer{Status: http.StatusOK})
+			}
+			done <- err
+		}()
+		require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.issued == uint64(i+201) }, time.Second, time.Millisecond)
+		wait, _ := g.Pacer().WaitFor(clock.Now(), g.ahead(uint64(i+200)))
+		assert.LessOrEqual(t, wait, 1960*time.Millisecond+time.Duration(i)*step, "caller %d is told the pause and those before it", i)
+	}
+	clock.advance(1960 * time.Millisecond)
+	for range 5 {
+		require.NoError(t, received(t, done))
+		clock.advance(step)
+	}
 }

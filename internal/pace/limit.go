@@ -47,25 +47,13 @@ func (r Limit) NamedWait() time.Duration {
 	return 0
 }
 
-// Canonical keys of the headers read.
-const (
-	hdrRetryAfter      = "Retry-After"
-	hdrRateLimit       = "Ratelimit"
-	hdrRateLimitPolicy = "Ratelimit-Policy"
-	hdrRLLimit         = "Ratelimit-Limit"
-	hdrRLRemaining     = "Ratelimit-Remaining"
-	hdrRLReset         = "Ratelimit-Reset"
-	hdrXLimit          = "X-Ratelimit-Limit"
-	hdrXRemaining      = "X-Ratelimit-Remaining"
-	hdrXReset          = "X-Ratelimit-Reset"
-)
-
 // MaxNamedWait bounds every wait read from a header, whatever its form
 // (seconds, an HTTP date, a Unix time): a server that names a year is
 // waited a day at most.
 const MaxNamedWait = 24 * time.Hour
 
-// Parse reads the rate-limit headers of h at time now: the IETF fields
+// Parse reads the rate-limit headers of h (by their canonical keys) at
+// time now: the IETF fields
 // RateLimit-Policy ("default";q=100;w=60) and RateLimit
 // ("default";r=40;t=30), their older draft form RateLimit-Limit, -Remaining
 // and -Reset, the common X-RateLimit-Limit, -Remaining and -Reset, and
@@ -89,13 +77,13 @@ func Parse(h http.Header, now time.Time) (rl Limit, ok bool) {
 // readXRateLimit reads the X-RateLimit-* fields into rl, and returns the
 // reset they said (0 for none) and whether there was any.
 func readXRateLimit(h http.Header, now time.Time, rl *Limit) (reset time.Duration, ok bool) {
-	if v, found := h[hdrXLimit]; found {
+	if v, found := h["X-Ratelimit-Limit"]; found {
 		ok, rl.Limit = true, leadingInt(v[0])
 	}
-	if v, found := h[hdrXRemaining]; found {
+	if v, found := h["X-Ratelimit-Remaining"]; found {
 		ok, rl.Remaining = true, leadingInt(v[0])
 	}
-	if v, found := h[hdrXReset]; found {
+	if v, found := h["X-Ratelimit-Reset"]; found {
 		ok, reset = true, resetValue(v[0], now)
 		rl.Reset = reset
 	}
@@ -105,13 +93,13 @@ func readXRateLimit(h http.Header, now time.Time, rl *Limit) (reset time.Duratio
 // readDraftRateLimit reads the older draft's RateLimit-Limit, -Remaining
 // and -Reset fields into rl, and reports whether there was any.
 func readDraftRateLimit(h http.Header, rl *Limit) (ok bool) {
-	if v, found := h[hdrRLLimit]; found {
+	if v, found := h["Ratelimit-Limit"]; found {
 		ok, rl.Limit = true, leadingInt(v[0])
 	}
-	if v, found := h[hdrRLRemaining]; found {
+	if v, found := h["Ratelimit-Remaining"]; found {
 		ok, rl.Remaining = true, leadingInt(v[0])
 	}
-	if v, found := h[hdrRLReset]; found {
+	if v, found := h["Ratelimit-Reset"]; found {
 		ok, rl.Reset = true, seconds(v[0])
 	}
 	return ok
@@ -120,7 +108,7 @@ func readDraftRateLimit(h http.Header, rl *Limit) (ok bool) {
 // readIETFRateLimit reads the IETF RateLimit-Policy and RateLimit fields
 // into rl, and reports whether there was either.
 func readIETFRateLimit(h http.Header, rl *Limit) (ok bool) {
-	if v, found := h[hdrRateLimitPolicy]; found {
+	if v, found := h["Ratelimit-Policy"]; found {
 		ok = true
 		name, params := firstItem(v[0])
 		rl.Policy = name
@@ -131,7 +119,7 @@ func readIETFRateLimit(h http.Header, rl *Limit) (ok bool) {
 			rl.Window = seconds(w)
 		}
 	}
-	if v, found := h[hdrRateLimit]; found {
+	if v, found := h["Ratelimit"]; found {
 		ok = true
 		_, params := firstItem(v[0])
 		if r, has := params["r"]; has {
@@ -147,7 +135,7 @@ func readIETFRateLimit(h http.Header, rl *Limit) (ok bool) {
 // readRetryAfter reads Retry-After into rl, refined by a reset that names
 // the same instant more precisely, and reports whether there was one.
 func readRetryAfter(h http.Header, now time.Time, rl *Limit) bool {
-	v, found := h[hdrRetryAfter]
+	v, found := h["Retry-After"]
 	if !found {
 		return false
 	}

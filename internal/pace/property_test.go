@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +15,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// The properties of the pacing over generated servers, each run in the
+// simulation (sim_test.go): a case of minutes of traffic runs in
+// milliseconds. The learned pacing is measured beside the reference,
+// TCP CUBIC as the AWS SDKs run it (cubic_test.go); TestAB writes the
+// table of BENCHMARKS.md.
 
 // heavy reports whether the long runs are asked for (UGC_TEST_HEAVY=1).
 func heavy() bool { return os.Getenv("UGC_TEST_HEAVY") == "1" }
@@ -101,6 +109,7 @@ type verdict struct {
 	episodes, allowed int
 	throughput        float64
 	finalRate         float64
+	perMinute         float64 // episodes a minute after the first throttle
 }
 
 func judge(c simCase, r simResult) verdict {
@@ -109,6 +118,7 @@ func judge(c simCase, r simResult) verdict {
 		return v
 	}
 	v.episodes = len(r.episodes)
+	v.perMinute = float64(v.episodes) / max(c.length-r.resumed, time.Second).Minutes()
 	v.allowed = int(math.Ceil((c.length - r.resumed).Seconds() / 30))
 	from, to := r.resumed, c.length
 	if s := c.server; s.change > 0 {
@@ -163,68 +173,276 @@ func (v verdict) strict() bool { return v.episodes <= v.allowed && v.throughput 
 // each such probe for a new quota and began its plateaus again, took 8 or
 // more in 36 % of them). 32 walks of 6 minutes by default (about 2 s of
 // CPU; 16 under -race); 3,000 of 7 minutes with UGC_TEST_HEAVY=1. The log
-// gives the counts.
+
+// cubic returns c with the reference pacing in place of the Pacer.
+func cubic(c simCase) simCase {
+	c.pacer = func() simPacer { return &cubicPacer{} }
+	return c
+}
+
+// generatedShares runs n generated walks of length, learned and with the
+// reference, and returns each one's verdict.
+func generatedShares(n int, length time.Duration) (learned, reference []verdict) {
+	learned, reference = make([]verdict, n), make([]verdict, n)
+	var wg sync.WaitGroup
+	for shard := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := shard; i < n; i += 4 {
+				c := generatedBucket(uint64(i+1), length)
+				learned[i] = judge(c, c.run())
+				ref := cubic(c)
+				reference[i] = judge(ref, ref.run())
+			}
+		}()
+	}
+	wg.Wait()
+	return learned, reference
+}
+
+// shareSummary is what a row of verdicts says: the mean share of the
+// quota and its tenth percentile, and the mean 429 episodes a minute
+// after the first.
+type shareSummary struct{ mean, p10, perMinute float64 }
+
+func summarize(vs []verdict) shareSummary {
+	var s shareSummary
+	shares := make([]float64, len(vs))
+	for i, v := range vs {
+		shares[i] = v.throughput
+		s.mean += v.throughput / float64(len(vs))
+		s.perMinute += v.perMinute / float64(len(vs))
+	}
+	slices.Sort(shares)
+	s.p10 = shares[len(shares)/10]
+	return s
+}
+
+// TestLearnedPaceOnGeneratedBuckets drives the Pacer, with no configured
+// rate, against generated token buckets that say nothing but Retry-After
+// (see generatedBucket), beside the reference on the same buckets. No walk
+// storms (at most twice the throttles of one every 30 s, and four more
+// while it learns); the walks use 0.93 of the quota or more on average,
+// and nine in ten 0.85 or more; and the learned pacing is ahead of the
+// reference in the share it uses and in the throttles it takes. 32 walks
+// of 7 minutes (16 under -race); 1,000 with UGC_TEST_HEAVY=1.
 func TestLearnedPaceOnGeneratedBuckets(t *testing.T) {
 	t.Parallel()
-	cases, length := 32, 6*time.Minute
-	switch {
-	case heavy():
-		cases, length = 3000, 7*time.Minute
-	case raceEnabled():
-		cases = 16
+	learned, reference := generatedShares(sampleSize(32, 16, 1000), 7*time.Minute)
+	for i, v := range learned {
+		assert.LessOrEqual(t, v.episodes, 2*v.allowed+4, "%v: a throttle storm", generatedBucket(uint64(i+1), 0))
 	}
-	const shards = 4
-	var (
-		mu             sync.Mutex
-		strict, walked int
-		steady, few    int // walks on a steady quota, and those with 7 throttles or fewer
-		misses, far    []string
-	)
-	t.Cleanup(func() {
-		t.Logf("%d of %d generated walks met the property strictly (%.1f %%)", strict, walked, 100*float64(strict)/float64(walked))
-		t.Logf("%d of %d walks on a steady quota took 7 throttles or fewer after the first", few, steady)
-		for _, m := range append(misses, far...) {
-			t.Log(m)
+	l, r := summarize(learned), summarize(reference)
+	t.Logf("learned: %.3f of the quota on average, %.3f at the tenth percentile, %.2f 429s a minute", l.mean, l.p10, l.perMinute)
+	t.Logf("CUBIC:   %.3f of the quota on average, %.3f at the tenth percentile, %.2f 429s a minute", r.mean, r.p10, r.perMinute)
+	assert.GreaterOrEqual(t, l.mean, 0.93)
+	assert.GreaterOrEqual(t, l.p10, 0.85)
+	assert.Greater(t, l.mean, r.mean, "ahead of the reference's share")
+	assert.Less(t, l.perMinute, r.perMinute, "ahead of the reference's throttles")
+}
+
+// riseFound returns how long after its rise the walk of seed, on a
+// generated bucket whose quota rises tenfold 100 s in (Retry-After: the
+// seconds to the next token, one), took to use 0.8 of the new quota over
+// five seconds (of what its timers leave a bucket of one: see judge);
+// 240 s where it never did. ref runs the reference instead.
+func riseFound(seed uint64, ref bool) time.Duration {
+	c := generatedBucket(seed, 0)
+	s := &c.server
+	rng := rand.New(rand.NewPCG(seed, 77))
+	s.rate = math.Round(logUniformOf(rng, 1, 100)*10) / 10
+	s.change, s.rate2, s.burst2 = 100*time.Second, 10*s.rate, s.burst
+	s.retryAfter = retryTokenSeconds
+	c.length = s.change + 4*time.Minute
+	rtt := 2*(c.delay+c.jitter/2) + c.service
+	for c.workers = 1; float64(c.workers)/rtt.Seconds() < 1.5*s.rate2 && c.workers < 1024; c.workers *= 2 {
+	}
+	c.jitter = min(c.jitter, time.Duration(min(0.050, max((s.burst-1)/s.rate2, 0.02/s.rate2))*1e9))
+	if ref {
+		c = cubic(c)
+	}
+	r := c.run()
+	want := s.rate2
+	if s.burst2 == 1 {
+		want = 1 / (1/want + c.late.Seconds()/2)
+	}
+	for from := s.change; from+5*time.Second <= c.length; from += time.Second {
+		if float64(r.acceptedIn(from, from+5*time.Second)) >= 0.8*5*want {
+			return from - s.change
 		}
-	})
-	for shard := range shards {
-		t.Run(fmt.Sprint(shard), func(t *testing.T) {
-			t.Parallel()
-			for seed := uint64(1 + shard); seed <= uint64(cases); seed += shards {
-				c := generatedBucket(seed, length)
-				r := c.run()
-				v := judge(c, r)
-				require.LessOrEqual(t, v.episodes, 2*v.allowed+4, "%v: a throttle storm", c)
-				q := c.server.quotaAt(c.length)
-				mu.Lock()
-				walked++
-				switch {
-				case v.throughput < 0.7:
-					far = append(far, fmt.Sprintf("far under the quota: %v: %.3f of it", c, v.throughput))
-				case r.firstThrottle > 0 && (v.finalRate < q/2 || v.finalRate > 2*q):
-					far = append(far, fmt.Sprintf("far from the quota at the end: %v: %.1f against %.1f", c, v.finalRate, q))
-				}
-				if c.server.change == 0 && r.firstThrottle > 0 {
-					steady++
-					assert.LessOrEqual(t, v.episodes, 11, "%v: throttles after the first, on a steady quota", c)
-					if v.episodes <= 7 {
-						few++
-					}
-				}
-				if v.strict() {
-					strict++
-				} else {
-					misses = append(misses, fmt.Sprintf("not strictly: %v: %d throttles (%d allowed), %.3f of the quota", c, v.episodes, v.allowed, v.throughput))
-				}
-				mu.Unlock()
-			}
-		})
 	}
-	t.Cleanup(func() {
-		assert.GreaterOrEqual(t, float64(strict), 0.9*float64(walked), "the property holds for 90 %% of the walks")
-		assert.LessOrEqual(t, len(far), walked/500, "walks under 0.7 of the quota, or ending at a rate not within twice of it")
-		assert.GreaterOrEqual(t, few, steady*9/10, "walks on a steady quota with 7 throttles or fewer after the first")
-	})
+	return c.length - s.change
+}
+
+// TestARiseIsFoundWithinAMinute: on generated buckets (1 to 50 tokens,
+// 1 to 100 requests a second) whose quota rises tenfold, the walk uses
+// the new quota within a minute, a bucket of one included. 20 buckets (8
+// under -race); 400 with UGC_TEST_HEAVY=1.
+func TestARiseIsFoundWithinAMinute(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(sampleSize(20, 8, 400)) {
+		assert.LessOrEqual(t, riseFound(seed+1, false), time.Minute, "seed %d", seed+1)
+	}
+}
+
+// serviceLatencies returns the latencies of a service's calls near its
+// quota, in walks of seeds 1 to n: 4 calls a second, at random, against a
+// bucket of 5 a second holding 5, for 10 minutes; ref runs the reference.
+func serviceLatencies(n int, ref bool) (median, p99 []time.Duration) {
+	for seed := range uint64(n) {
+		c := simCase{seed: seed + 1, length: 10 * time.Minute, calls: 4,
+			delay: 5 * time.Millisecond, jitter: 2 * time.Millisecond, service: 5 * time.Millisecond, late: 500 * time.Microsecond,
+			server: bucketServer{rate: 5, burst: 5, retryAfter: retryTokenSeconds}}
+		if ref {
+			c = cubic(c)
+		}
+		l := c.run().latencies
+		slices.Sort(l)
+		median, p99 = append(median, l[len(l)/2]), append(p99, l[len(l)*99/100])
+	}
+	slices.Sort(median)
+	slices.Sort(p99)
+	return median, p99
+}
+
+// TestAServiceNearItsQuotaGoesTogether: a service makes 4 calls a second
+// at random against a quota of 5 a second in bursts of 5. The bucket the
+// Client learns holds several tokens, so calls that come together go
+// together: the median call takes no longer than its round trip and a
+// third more, and the calls' latencies are no worse than the reference's.
+func TestAServiceNearItsQuotaGoesTogether(t *testing.T) {
+	t.Parallel()
+	n := sampleSize(4, 2, 40)
+	median, p99 := serviceLatencies(n, false)
+	refMedian, refP99 := serviceLatencies(n, true)
+	t.Logf("median %v, p99 %v; the reference's %v, %v", median[n/2], p99[n/2], refMedian[n/2], refP99[n/2])
+	assert.LessOrEqual(t, median[n/2], 20*time.Millisecond, "a round trip (15 ms) and a third")
+	assert.LessOrEqual(t, median[n/2], refMedian[n/2]+time.Millisecond)
+	assert.LessOrEqual(t, p99[n/2], refP99[n/2])
+}
+
+// TestPhaseBoundsHoldTheTruth: for generated token buckets, and
+// generated sendings (bursts and rates above and under the quota, after
+// pauses), the rates that explain each phase, with the bucket's true size,
+// hold its true rate: lo ≤ r < hi where each request reached the bucket
+// as it was sent, and lo ≤ r where each reached it up to the jitter
+// later. 2,000 phases (20,000 with UGC_TEST_HEAVY=1).
+func TestPhaseBoundsHoldTheTruth(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(sampleSize(2000, 500, 20000)) {
+		rng := rand.New(rand.NewPCG(seed, 91))
+		rate := logUniformOf(rng, 1, 1000)
+		size := float64(1 + rng.IntN(50))
+		jitter := 0.0
+		if seed%2 == 1 {
+			jitter = rng.Float64() * 5 / rate
+		}
+		s, ok := generatedPhase(rng, rate, size, jitter)
+		if !ok {
+			continue
+		}
+		lo, hi, _ := s.rates(size)
+		assert.LessOrEqual(t, lo, rate*(1+1e-3), "seed %d: %v tokens at %v a second, jitter %v s: lo", seed, size, rate, jitter)
+		if jitter == 0 {
+			assert.Greater(t, hi, rate*(1-1e-3), "seed %d: %v tokens at %v a second: hi", seed, size, rate)
+		}
+	}
+}
+
+// generatedPhase sends requests from rng to a token bucket of rate a
+// second holding size, each reaching it up to jitter seconds after it was
+// sent, and returns the phase that ends at the first refused: from full
+// at the first request, or from an anchor (a first refusal) and a pause.
+// The bucket takes the requests in the order they reach it. It reports
+// false when none was refused.
+func generatedPhase(rng *rand.Rand, rate, size, jitter float64) (span, bool) {
+	type request struct{ sent, arrived float64 }
+	var reqs []request
+	at := 0.0
+	send := func(n int) {
+		for range n {
+			gap := rng.ExpFloat64() / (rate * logUniformOf(rng, 0.3, 5))
+			if rng.IntN(10) == 0 {
+				gap = 0 // a burst
+			}
+			at += gap
+			reqs = append(reqs, request{at, at + rng.Float64()*jitter})
+		}
+	}
+	send(2000)
+	anchored := rng.IntN(2) == 0
+	if anchored {
+		at += logUniformOf(rng, 0.1, 5) / rate * size // a pause after the first refusal
+		send(2000)
+	}
+	order := make([]int, len(reqs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(reqs[a].arrived, reqs[b].arrived) })
+	accepted := make([]bool, len(reqs))
+	tokens, last := size, 0.0
+	for _, i := range order {
+		tokens = min(size, tokens+rate*(reqs[i].arrived-last))
+		last = reqs[i].arrived
+		if accepted[i] = tokens >= 1; accepted[i] {
+			tokens--
+		}
+	}
+	var refusals []int // in the order they came
+	for _, i := range order {
+		if !accepted[i] {
+			refusals = append(refusals, i)
+		}
+	}
+	from := -1
+	if anchored && len(refusals) > 0 {
+		from = refusals[0]
+		refusals = slices.DeleteFunc(refusals, func(i int) bool { return reqs[i].sent <= reqs[from].sent+jitter })
+	}
+	if len(refusals) == 0 {
+		return span{}, false
+	}
+	var l learner // the phase as the learner takes it from its records
+	for i, r := range reqs {
+		k := l.record(simEpoch.Add(time.Duration(r.sent*float64(time.Second))), false)
+		l.rec(k).accepted, l.rec(k).refused = accepted[i], !accepted[i]
+	}
+	sp := l.span(from, refusals[0], jitter)
+	return sp, len(sp.recs) > 1
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// TestALearnedQuotaFollowsAChange: a quota that falls to a fifth mid-walk
+// (50 to 10 a second, 10 tokens, Retry-After one second) costs throttles
+// for a few seconds, then none beyond a probe every 30 s; one that rises
+// fivefold is used within a minute.
+func TestALearnedQuotaFollowsAChange(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ from, to float64 }{{50, 10}, {10, 50}} {
+		c := simCase{seed: 1, length: 3 * time.Minute, workers: 16, delay: time.Millisecond, jitter: 200 * time.Microsecond, service: time.Millisecond, late: 300 * time.Microsecond,
+			server: bucketServer{rate: tc.from, burst: 10, rate2: tc.to, burst2: 10, change: time.Minute, retryAfter: retryTokenSeconds}}
+		r := c.run()
+		after := 0
+		for _, e := range r.episodes {
+			if e > c.server.change+20*time.Second {
+				after++
+			}
+		}
+		assert.LessOrEqual(t, after, 5, "%v: throttles from 20 s after the change", c)
+		from := c.server.change + time.Minute
+		assert.GreaterOrEqual(t, float64(r.acceptedIn(from, c.length))/(c.length-from).Seconds(), 0.85*tc.to, "%v: the new quota used", c)
+	}
 }
 
 // TestConfiguredRateNeverRunsAhead sets the Pacer's rate to a bucket's own
@@ -272,11 +490,11 @@ func TestConfiguredRateNeverRunsAhead(t *testing.T) {
 // absorbs: up to 50 ms each way, at 1 to 1,000 requests a second, bursts
 // of 1 to 20, 1 to 16 workers, on a gate whose timers wake up to a
 // millisecond late. A bucket of two or more never refuses a request. A
-// bucket of one may refuse one, where a round trip comes back quicker than
-// any of the recent ones by more than its margin allows, in at most one
-// walk in a hundred (and one more). And the walk gets 0.9 or more of what the jitter
+// bucket of one may refuse one or two, where a round trip comes back
+// quicker than any of the recent ones by more than their least tells, in
+// at most one walk in twenty (and one more). And the walk gets 0.9 or more of what the jitter
 // leaves: the quota, less an interval for what the round trips spread
-// past the server's spare tokens (see roomForTheJitter), or the workers'
+// past the server's spare tokens (see Pacer.refresh), or the workers'
 // own rate where that is lower. 100 generated buckets (20 under -race;
 // 4,000 with UGC_TEST_HEAVY=1).
 func TestConfiguredRateMakesRoomForTheJitter(t *testing.T) {
@@ -293,14 +511,14 @@ func TestConfiguredRateMakesRoomForTheJitter(t *testing.T) {
 		if burst > 1 {
 			require.Zero(t, r.refused, "%v: refused", c)
 		}
-		require.LessOrEqual(t, r.refused, 1, "%v: refused", c)
+		assert.LessOrEqual(t, r.refused, 2, "%v: refused", c)
 		if r.refused > 0 {
 			refusedWalks++
 			t.Logf("%v: refused one of %d", c, r.sent)
 		}
 		assert.GreaterOrEqual(t, float64(r.accepted)/c.length.Seconds(), 0.9*c.whatTheJitterLeaves(), "%v", c)
 	}
-	assert.LessOrEqual(t, refusedWalks, cases/100+1, "walks refused a request, of %d", cases)
+	assert.LessOrEqual(t, refusedWalks, cases/20+1, "walks refused a request, of %d", cases)
 	t.Logf("%d of %d walks refused a request", refusedWalks, cases)
 }
 
@@ -367,7 +585,7 @@ func TestAnnouncedQuotaMakesRoomForTheJitter(t *testing.T) {
 		burst := 1 + rng.IntN(20)
 		firstAnswer, refused, sent := time.Duration(-1), 0, 0
 		c := jitteryWalk(rng, seed, bucketServer{rate: rate, burst: float64(burst), announces: true, wholeSeconds: seed%2 == 1})
-		c.trace = func(at time.Duration, ok bool, sentAt time.Duration, _ *Pacer) {
+		c.trace = func(at time.Duration, ok bool, sentAt time.Duration, _ simPacer) {
 			if firstAnswer < 0 {
 				firstAnswer = at
 			}
@@ -397,43 +615,8 @@ func TestAnnouncedQuotaMakesRoomForTheJitter(t *testing.T) {
 		}
 		least = min(least, got)
 	}
-	assert.LessOrEqual(t, refusedWalks, cases/100+1, "walks refused a request, of %d", cases)
+	assert.LessOrEqual(t, refusedWalks, cases/20+1, "walks refused a request, of %d", cases)
 	t.Logf("%d of %d walks refused a request; %d got under 0.9 of what the jitter leaves, the least %.3f", refusedWalks, cases, slow, least)
-}
-
-// TestABurstOfTwoForgivesLateTimers: WithRateLimit(q, 2) against a bucket
-// of q, 2 that says nothing but Retry-After, on a gate whose timers wake
-// up to a millisecond late (as Go's do on Linux), with 1 to 16 workers and
-// up to a tenth of the quota's spacing of jitter in transit: the bucket
-// never refuses a request, and where the workers can keep up, the walk
-// gets 0.95 of the quota or more. The client keeps bursts of one; a
-// request let go late by what half its spare token leaves past the round
-// trips' spread does not put the next one back (see slackFromTheSpread),
-// where before each late wake did. 100 generated buckets of 10 to 300
-// requests a second (20 under -race; 2,000 with UGC_TEST_HEAVY=1).
-func TestABurstOfTwoForgivesLateTimers(t *testing.T) {
-	t.Parallel()
-	cases := sampleSize(100, 20, 2000)
-	for seed := range uint64(cases) {
-		rng := rand.New(rand.NewPCG(seed, 22))
-		rate := math.Round(math.Exp(math.Log(10)+rng.Float64()*math.Log(30))*10) / 10
-		c := simCase{
-			server:     bucketServer{rate: rate, burst: 2},
-			workers:    []int{1, 2, 8, 16}[rng.IntN(4)],
-			delay:      500 * time.Microsecond,
-			jitter:     time.Duration(rng.Float64() * 0.1 / rate * 1e9),
-			service:    200 * time.Microsecond,
-			late:       time.Duration(rng.Float64() * 1e6),
-			length:     time.Duration(max(20, 2000/rate)) * time.Second,
-			configured: rate, configuredBurst: 2, seed: seed,
-		}
-		r := c.run()
-		require.Zero(t, r.refused, "%v: refused", c)
-		rtt := 2*(c.delay+c.jitter/2) + c.service
-		if demand := float64(c.workers) / rtt.Seconds(); demand > 1.2*rate {
-			assert.GreaterOrEqual(t, float64(r.accepted)/c.length.Seconds()/rate, 0.95, "%v", c)
-		}
-	}
 }
 
 // TestEightCallersShareABurstOfOne: eight workers share a configured rate
@@ -471,593 +654,150 @@ func TestEightCallersShareABurstOfOne(t *testing.T) {
 	}
 }
 
-// TestEightCallersLearnABurstOfOne: eight workers share a Client with
-// the default options (no configured rate: the learner finds the quota)
-// against a bucket of q, 1 that says nothing but Retry-After (1 s), q from
-// 1 to 200 requests a second (log-uniform), on a gate whose timers wake up
-// to 2 % of the quota's spacing late (1 ms at most, as Go's do on Linux),
-// with 0.1 to 5 ms in transit each way, 0.1 to 2 ms of service, and up to
-// 1 % of the spacing of jitter each way (3 ms at most): what a client can
-// get from a bucket of one, q ÷ (1 + q × (jitter + the timers' mean
-// lateness)), is 0.98 of the quota or more. Once it has learned (the first 10 s, or the first 60
-// requests at the quota where that is longer: a low quota's probes take
-// requests, not seconds), over the next 120 s every walk takes at most one
-// refusal per 30 s and gets 0.94 of the quota or more, and 95 % of them
-// 0.95 or more. 100 generated buckets (40 under -race; 5,000 with
-// UGC_TEST_HEAVY=1). The log gives the counts.
-func TestEightCallersLearnABurstOfOne(t *testing.T) {
+// TestSharesOfAKeyAreNeverRefused gives each of 2 or 3 Pacers a share
+// of a bucket's quota (WithRateLimit(q/k, b/k) against a bucket of q, b
+// that says nothing but Retry-After), with shares of 2 to 10 tokens and
+// as much jitter in transit as a share's spare token absorbs, 1 to 16
+// workers each: the bucket never refuses a request (k streams that each
+// keep to a bucket of q/k, b/k together keep to one of q, b), and the
+// clients together get 0.95 of the quota or more where they ask for it.
+// 20 generated keys (6 under -race; 1,000 with UGC_TEST_HEAVY=1).
+func TestSharesOfAKeyAreNeverRefused(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(100, 40, 5000)
-	const window = 120 * time.Second
-	near := 0
+	cases := sampleSize(20, 6, 1000)
 	for seed := range uint64(cases) {
-		rng := rand.New(rand.NewPCG(seed, 25))
-		rate := math.Round(math.Exp(rng.Float64()*math.Log(200))*10) / 10
-		spacing := 1 / rate
+		rng := rand.New(rand.NewPCG(seed, 40))
+		k := 2 + rng.IntN(2)
+		rate := math.Round(math.Exp(rng.Float64()*math.Log(1000))*10) / 10
+		share := 2 + rng.IntN(9)
+		// as TestConfiguredRateNeverRunsAhead, at the share's rate
+		absorbed := (1 + Headroom) / (rate / float64(k)) / 2
 		c := simCase{
-			server:  bucketServer{rate: rate, burst: 1, retryAfter: retryAfterForm(rng.IntN(2)), fixedWait: 1},
-			workers: 8,
-			delay:   time.Duration(100e3 + rng.Float64()*4.9e6),
-			service: time.Duration(100e3 + rng.Float64()*1.9e6),
-			jitter:  time.Duration(rng.Float64() * min(3e-3, 0.01*spacing) * 1e9),
-			late:    time.Duration(rng.Float64() * min(1e-3, 0.02*spacing) * 1e9),
-			seed:    seed,
+			server:     bucketServer{rate: rate, burst: float64(k * share)},
+			clients:    k,
+			workers:    []int{1, 2, 8, 16}[rng.IntN(4)],
+			delay:      500 * time.Microsecond,
+			jitter:     time.Duration(rng.Float64() * 0.9 * absorbed * 1e9),
+			service:    200 * time.Microsecond,
+			length:     time.Duration(max(20, 2000/rate)) * time.Second,
+			configured: rate / float64(k), configuredBurst: share, seed: seed,
 		}
-		learning := time.Duration(max(10, 60*spacing) * float64(time.Second))
-		c.length = learning + window
 		r := c.run()
-		refused := len(r.refusals) - r.refusedBy(learning)
-		share := float64(r.acceptedIn(learning, c.length)) / window.Seconds() / rate
-		assert.LessOrEqual(t, refused, int(window/(30*time.Second)), "%v: refusals after the first %v", c, learning)
-		assert.GreaterOrEqual(t, share, 0.94, "%v: the share of the quota after the first %v", c, learning)
-		if share >= 0.95 {
-			near++
-		}
-	}
-	assert.GreaterOrEqual(t, near, cases*95/100, "walks at 0.95 of the quota or more")
-	t.Logf("%d of %d walks at 0.95 of the quota or more after learning", near, cases)
-}
-
-// TestLateTimersCostALargerBucketLittle: a gate's timer that wakes late
-// (up to a millisecond, as Go's do on Linux) costs a walk on the learned
-// rate little of its quota where the server's bucket holds three tokens
-// or more: a request let go late leaves the next due when it was (see
-// learner.forgivesLateness), where before each late wake put every later
-// request back, 0.88 of the quota at 400 req/s. Generated buckets of 20 to
-// 500 requests a second (log-uniform) holding 3 to 50, 1 to 64 workers,
-// 0.1 to 2 ms in transit, up to 1 ms of jitter as much as the bucket
-// absorbs: each walk runs twice, its timers on time and up to 0 to 1 ms
-// late. After the first 40 s, lateness costs 3 % of the quota or less in
-// 90 % of the walks, 1 % on average, and adds no throttle in all: the late
-// runs take no more refusals than the runs on time, and in 1 % of the
-// walks at most two or more more (a walk its late timers no longer slow
-// probes as often as one on time, at other moments). 12 walks of 2
-// minutes (8 under -race; 600 with UGC_TEST_HEAVY=1).
-func TestLateTimersCostALargerBucketLittle(t *testing.T) {
-	t.Parallel()
-	cases := sampleSize(12, 8, 600)
-	c := lateTimersCost(t, cases, 40,
-		func(rng *rand.Rand) float64 { return float64(3 + rng.IntN(48)) },
-		func(rng *rand.Rand, rate, burst float64) float64 { return rng.Float64() * min(1e-3, (burst-1)/rate/2) })
-	assert.LessOrEqual(t, c.refusedLate, c.refusedOnTime, "refusals after the first %v, late against on time, in all", lateFrom)
-	assert.LessOrEqual(t, c.refusedMore, cases/100, "walks with two refusals or more more late than on time")
-	assert.LessOrEqual(t, c.costly, cases/10, "walks that lateness cost more than 3 %% of the quota")
-	assert.LessOrEqual(t, c.cost/float64(cases), 0.01, "lateness's mean cost, as a share of the quota")
-	t.Logf("lateness cost more than 3 %% of the quota in %d of %d walks; %.2f %% on average", c.costly, cases, 100*c.cost/float64(cases))
-}
-
-// lateFrom is when lateTimersCost starts to count, in a walk of lateLength.
-const lateLength, lateFrom = 2 * time.Minute, 40 * time.Second
-
-// latenessCost is what late timers cost over lateTimersCost's walks: the
-// walks they cost more than 3 % of the quota, the sum of the shares they
-// cost, the refusals after lateFrom late and on time, and the walks with
-// two refusals or more more late.
-type latenessCost struct {
-	costly                                  int
-	cost                                    float64
-	refusedLate, refusedOnTime, refusedMore int
-}
-
-// lateTimersCost runs cases generated buckets (stream seeds the
-// generator) of 20 to 500 requests a second (log-uniform) holding
-// burstOf, with 1 to 64 workers, 0.1 to 2 ms in transit and jitterOf
-// seconds of jitter, each walk twice, its timers on time and up to 0 to 1
-// ms late, and returns what lateness cost from lateFrom on, logging the
-// walks it cost most.
-func lateTimersCost(t *testing.T, cases int, stream uint64, burstOf func(rng *rand.Rand) float64, jitterOf func(rng *rand.Rand, rate, burst float64) float64) latenessCost {
-	var lc latenessCost
-	for seed := range uint64(cases) {
-		rng := rand.New(rand.NewPCG(seed, stream))
-		rate := math.Round(math.Exp(math.Log(20)+rng.Float64()*math.Log(25))*10) / 10
-		burst := burstOf(rng)
-		c := simCase{server: bucketServer{rate: rate, burst: burst}, seed: seed, length: lateLength,
-			workers: []int{1, 2, 4, 8, 16, 64}[rng.IntN(6)],
-			delay:   time.Duration(100e3 + rng.Float64()*1.9e6),
-			service: time.Duration(100e3 + rng.Float64()*0.9e6)}
-		c.jitter = time.Duration(jitterOf(rng, rate, burst) * 1e9)
+		require.Zero(t, r.refused, "%v: refused", c)
 		rtt := 2*(c.delay+c.jitter/2) + c.service
-		for c.workers < 64 && float64(c.workers)/rtt.Seconds() < 1.5*rate {
-			c.workers *= 2
-		}
-		share := func(r simResult) float64 {
-			return float64(r.acceptedIn(lateFrom, lateLength)) / (lateLength - lateFrom).Seconds() / rate
-		}
-		onTime := c.run()
-		c.late = time.Duration(rng.Float64() * 1e6)
-		late := c.run()
-		d := share(onTime) - share(late)
-		lc.cost += d
-		if d > 0.03 {
-			lc.costly++
-			t.Logf("%v: %.3f of the quota on time, %.3f late", c, share(onTime), share(late))
-		}
-		refusedLate, refusedOnTime := len(late.refusals)-late.refusedBy(lateFrom), len(onTime.refusals)-onTime.refusedBy(lateFrom)
-		lc.refusedLate += refusedLate
-		lc.refusedOnTime += refusedOnTime
-		if refusedLate > refusedOnTime+1 {
-			lc.refusedMore++
-			t.Logf("%v: %d refusals after the first %v on time, %d late", c, refusedOnTime, lateFrom, refusedLate)
-		}
-	}
-	return lc
-}
-
-// TestWalksOfTheBenchmarksRunNearTheQuota runs the walks of
-// BenchmarkQuotaWalk (package ugc) on the simulated bucket: 80 and 800
-// requests (2,000 and 20,000 posts) against quotas of 20, 50 and 200 a
-// second in bursts of 1, 5 and 10, with one worker (a sequential walk),
-// two (prefetch), 8 and 16, and no configured rate. The time to the last
-// post over requests ÷ quota stays under a bound that leaves room only
-// for what a server that says nothing but Retry-After: 1 forces (the
-// first throttle's second, the ramp's overshoot's, a probe's) and a tenth:
-// 3.5 s and a tenth over requests ÷ quota. A walk of 800 requests at 20 a
-// second (40 s) stays within 1.2 times. (A walk of 80 requests at 200 a
-// second, 0.4 s, cannot come within twice: one named wait is a second.)
-func TestWalksOfTheBenchmarksRunNearTheQuota(t *testing.T) {
-	t.Parallel()
-	for _, n := range []int{80, 800} {
-		for _, q := range []float64{20, 50, 200} {
-			for _, b := range []float64{1, 5, 10} {
-				for _, w := range []int{1, 2, 8, 16} {
-					c := simCase{server: bucketServer{rate: q, burst: b, retryAfter: retryTokenSeconds}, workers: w,
-						delay: 150 * time.Microsecond, jitter: 300 * time.Microsecond, service: 300 * time.Microsecond,
-						length: time.Duration(float64(n)/q*4+10) * time.Second, seed: uint64(n*1000 + w)}
-					r := c.run()
-					require.GreaterOrEqual(t, len(r.accepts), n, "%v: the walk did not end", c)
-					ideal := float64(n+r.refusedBy(r.accepts[n-1])) / q
-					x := r.accepts[n-1].Seconds() / ideal
-					// 3.5 s over the ideal and a tenth of it: the first
-					// throttle's second, the ramp's overshoot's, a probe's
-					bound := 1 + (3.5+ideal/10)/ideal
-					if n == 800 && q == 20 {
-						bound = 1.2
-					}
-					assert.LessOrEqual(t, x, bound, "%v, %d requests: %.2f times requests ÷ quota", c, n, x)
-				}
-			}
+		if demand := float64(c.workers) / rtt.Seconds(); demand > 1.2*rate/float64(k) {
+			assert.GreaterOrEqual(t, float64(r.accepted)/c.length.Seconds()/rate, 0.95, "%v", c)
 		}
 	}
 }
 
-// TestTheRampsBoundsSpareAShortWalkAProbe drives the Pacer, with no
-// configured rate, against buckets of the size a walk meets its quota
-// with: 30 to 300 requests a second (log-uniform), 3 to 20 tokens, naming
-// the seconds to the next token, over a loopback (0.05 to 0.3 ms each
-// way, up to 0.5 ms of jitter, 0.1 to 1 ms of service), with 1, 2, 8 or
-// 16 workers. Where the ramp's throttle leaves the quota known within a
-// fifth, the learner keeps a whole plateau before it probes (see
-// rampBounds), so in the 30 s after its first throttle 9 walks in 10 take
-// no throttle but the ramp's: a walk of a few hundred requests at the
-// quota spends one named wait less. (With a quick probe after every ramp,
-// 668 of 1,000 did.) And none takes more than three (the ramp's, a quick
-// probe's where its bounds were loose, and the next), nor gets less than
-// 0.8 of the quota over those 30 s, pauses and ramp included. 60 buckets
-// (24 under -race, 1,000 with UGC_TEST_HEAVY=1).
-func TestTheRampsBoundsSpareAShortWalkAProbe(t *testing.T) {
+// TestLearnersOnOneKeyShareItWithoutAStorm drives 2 or 3 Pacers with no
+// configured rate against one bucket that says nothing but Retry-After and
+// holds a token for each of them or more (up to 50), at 1 to 1,000
+// requests a second, with 1 to 16 workers each, for 5 minutes. Each learns the quota as its
+// own, and the others' requests contradict what it learned, so they
+// share it unevenly and are throttled more than one Client alone; but
+// there is no throttle storm (at most 9 throttles in 30 s a client,
+// where a storm has one a pause), and together they use 0.8 of the
+// quota or more. The log gives the least share of an even split. 4 keys
+// (2 under -race; 1,000 with UGC_TEST_HEAVY=1).
+func TestLearnersOnOneKeyShareItWithoutAStorm(t *testing.T) {
 	t.Parallel()
-	cases := sampleSize(60, 24, 1000)
-	spared := 0
-	for seed := uint64(1); seed <= uint64(cases); seed++ {
-		rng := rand.New(rand.NewPCG(seed, 30))
-		rate := math.Round(math.Exp(math.Log(30)+rng.Float64()*math.Log(10))*10) / 10
-		c := simCase{server: bucketServer{rate: rate, burst: float64(3 + rng.IntN(18)), retryAfter: retryTokenSeconds},
-			workers: []int{1, 2, 8, 16}[rng.IntN(4)],
-			delay:   time.Duration(50e3 + rng.Float64()*250e3), jitter: time.Duration(rng.Float64() * 500e3),
-			service: time.Duration(100e3 + rng.Float64()*900e3), length: 45 * time.Second, seed: seed}
-		r := c.run()
-		require.NotZero(t, r.firstThrottle, "%v: never throttled", c)
-		window := r.firstThrottle + 30*time.Second
-		throttles := 0
-		for _, e := range r.episodes {
-			if e <= window {
-				throttles++
-			}
-		}
-		assert.LessOrEqual(t, throttles, 3, "%v: throttles in the 30 s after the first", c)
-		share := float64(r.acceptedIn(r.firstThrottle, window)) / 30 / rate
-		assert.GreaterOrEqual(t, share, 0.8, "%v: the share of the quota in the 30 s after the first throttle", c)
-		if throttles <= 1 {
-			spared++
-		}
-	}
-	assert.GreaterOrEqual(t, spared, cases*9/10, "walks with no throttle but the ramp's in the 30 s after the first")
-	t.Logf("%d of %d walks took no throttle but the ramp's in the 30 s after the first", spared, cases)
-}
-
-// TestLearnedPaceBehindAWindowCounter drives the Pacer, with no
-// configured rate, against the other quota real servers keep: a window
-// counter (see windowCounter) of n requests in 1 s, 10 s or a minute,
-// fixed or sliding, n/w from 2 to 300 requests a second (log-uniform, n
-// at least 2), that names the seconds until a request would be accepted,
-// with up to 1 ms of jitter in transit and timers up to 1 ms late. The
-// learner models a token bucket, which a window resembles only roughly:
-// it gives back all of its n at once, and the phases it fits read a
-// window's rate lower than it is, so the learner climbs to it by its
-// probes. Yet after the first throttle every walk stays clear of a
-// throttle storm (at most twice the throttles of the property,
-// and four more while it learns) and gets 0.7 of n/w or more (of what
-// its workers can send, where less), and 0.5 or more in the minute after
-// the first pause, where a 1-s window is read low (as a bucket of n that
-// refills at about 0.7 of n/w) until the first probe; the log gives how
-// many get 0.9, and each kind of window's least and mean shares. (A
-// fixed window of one request a second is left out: a rate a little over
-// it has its requests straddle the windows' edges, two of them accepted
-// close together, and the learner lowers its estimate a few percent a
-// throttle, some 40 of them in 6 minutes.) 12 walks of 6 minutes (8
-// under -race; 600 with UGC_TEST_HEAVY=1).
-func TestLearnedPaceBehindAWindowCounter(t *testing.T) {
-	t.Parallel()
-	cases := sampleSize(12, 8, 600)
-	const length = 6 * time.Minute
-	near := 0
-	type windowKind struct {
-		w       time.Duration
-		sliding bool
-	}
-	byKind := map[windowKind][][2]float64{}
-	for seed := range uint64(cases) {
-		rng := rand.New(rand.NewPCG(seed, 60))
-		w := []time.Duration{time.Second, 10 * time.Second, time.Minute}[rng.IntN(3)]
-		rate := math.Exp(math.Log(2) + rng.Float64()*math.Log(150))
-		c := simCase{seed: seed, length: length,
-			window:  windowCounter{n: max(2, int(rate*w.Seconds())), w: w, sliding: rng.IntN(2) == 0, offset: time.Duration(rng.Int64N(int64(w)))},
-			workers: []int{1, 2, 4, 8, 16, 64}[rng.IntN(6)],
-			delay:   time.Duration(100e3 + rng.Float64()*1.9e6),
-			service: time.Duration(100e3 + rng.Float64()*0.9e6),
-			jitter:  time.Duration(rng.Float64() * 1e6),
-			late:    time.Duration(rng.Float64() * 1e6),
-		}
-		rate = c.window.rate()
-		rtt := 2*(c.delay+c.jitter/2) + c.service
-		for c.workers < 64 && float64(c.workers)/rtt.Seconds() < 1.5*rate {
-			c.workers *= 2
-		}
-		r := c.run()
-		if r.firstThrottle == 0 {
-			continue // the workers never sent faster than the window allows
-		}
-		allowed := int(math.Ceil((length - r.resumed).Seconds() / 30))
-		most := min(rate, float64(c.workers)/rtt.Seconds())
-		share := float64(r.acceptedIn(r.resumed, length)) / (length - r.resumed).Seconds() / most
-		firstMinute := float64(r.acceptedIn(r.resumed, r.resumed+time.Minute)) / time.Minute.Seconds() / most
-		assert.LessOrEqual(t, len(r.episodes), 2*allowed+4, "%v: a throttle storm", c)
-		assert.GreaterOrEqual(t, share, 0.7, "%v: the share of the window's rate", c)
-		assert.GreaterOrEqual(t, firstMinute, 0.5, "%v: the share of the window's rate in the first minute", c)
-		if share >= 0.9 {
-			near++
-		}
-		k := windowKind{c.window.w, c.window.sliding}
-		byKind[k] = append(byKind[k], [2]float64{firstMinute, share})
-		if testing.Verbose() && heavy() {
-			t.Logf("%v: %d throttles after the first (%d allowed), %.3f of the window's rate (%.3f in the first minute)", c, len(r.episodes), allowed, share, firstMinute)
-		}
-	}
-	t.Logf("%d of %d walks at 0.9 of the window's rate or more", near, cases)
-	for _, w := range []time.Duration{time.Second, 10 * time.Second, time.Minute} {
-		for _, sliding := range []bool{false, true} {
-			if shares := byKind[windowKind{w, sliding}]; len(shares) > 0 {
-				var least, mean [2]float64
-				least = shares[0]
-				for _, s := range shares {
-					for j := range s {
-						least[j] = min(least[j], s[j])
-						mean[j] += s[j] / float64(len(shares))
-					}
-				}
-				t.Logf("window of %v, sliding %v, %d walks: the first minute %.3f at the least, %.3f on average; the whole walk %.3f, %.3f",
-					w, sliding, len(shares), least[0], mean[0], least[1], mean[1])
-			}
-		}
-	}
-}
-
-// TestTheLearnedRateOfABucketOfOneOutlastsItsJitter drives the Pacer,
-// with no configured rate, against generated buckets of one at 50 to 500
-// requests a second (log-uniform) whose transits are delayed, in 1 to 20
-// % of them, by up to 10 to 40 % of the quota's spacing (a loopback's
-// spikes: the others by a twentieth of that), with 1 to 16 workers and
-// timers up to 1 ms late, for 12 s, as long as a short batch job. A
-// bucket of one cannot absorb such a spike (the request after a delayed
-// one finds no token), and the rate a client can keep is about q ÷ (1 +
-// q × the spike). Of the walks that met a throttle, 99.5 % end at half
-// the quota or more (FinalRate within twice it): measured, 3 of 1,983
-// under half, where there was 1 before a bucket of one whose phases miss
-// it twice in a row made the learner consider larger ones (settling no
-// lower than 0.7 of the rate refused: see
-// TestABucketOfOneThatGrowsIsLearned). A phase
-// that bounds the quota from above only used to settle the rate at 0.3
-// of that bound (see TestAPhaseThatMissesTheBoundsBacksOffFromItsOwn):
-// 22 of 1,983 then.
-// 200 walks (40 under -race; 2,000 with UGC_TEST_HEAVY=1).
-func TestTheLearnedRateOfABucketOfOneOutlastsItsJitter(t *testing.T) {
-	t.Parallel()
-	cases := sampleSize(200, 40, 2000)
-	under, learned := 0, 0
-	for seed := range uint64(cases) {
-		rng := rand.New(rand.NewPCG(seed, 1))
-		rate := math.Round(math.Exp(math.Log(50)+rng.Float64()*math.Log(10))*10) / 10
-		c := simCase{server: bucketServer{rate: rate, burst: 1}, seed: seed, length: 12 * time.Second,
-			workers: []int{1, 2, 8, 16}[rng.IntN(4)],
-			delay:   time.Duration(100e3 + rng.Float64()*0.9e6),
-			service: time.Duration(300e3 + rng.Float64()*1.2e6),
-			jitter:  time.Duration((0.1 + 0.3*rng.Float64()) / rate * 1e9),
-			spikes:  0.01 + 0.19*rng.Float64(),
-			late:    time.Duration(rng.Float64() * 1e6),
-		}
-		r := c.run()
-		if r.firstThrottle == 0 {
-			continue // the workers never sent faster than the quota: nothing to learn
-		}
-		learned++
-		if r.finalRate < rate/2 {
-			under++
-			t.Logf("%v: final rate %.1f", c, r.finalRate)
-		}
-	}
-	assert.LessOrEqual(t, under, learned/200, "walks that ended under half the quota")
-	t.Logf("%d of %d walks that learned ended under half the quota", under, learned)
-}
-
-// TestALearnedBucketOfOneIsSpacedFromItsAnswers drives the Pacer, with no
-// configured rate, against generated buckets of one (50 to 500 requests a
-// second, log-uniform) behind a transit that stalls now and then, as a
-// loopback on a loaded machine does: 0.5 to 3.5 % of the transits take up
-// to 0.2 to 0.6 of the quota's spacing, the others a twentieth of that; 1
-// to 16 workers, answers within 0.2 to 0.9 ms, timers up to 0.5 ms late. A
-// stalled request reaches the server late, and the next one, on time, finds
-// no token: the learner took each such refusal for the quota, or for the
-// jitter it had to make room for, and lowered its rate. Where the phases
-// leave a bucket of one (or two: the jitter can make a bucket of one look
-// like one of two), once a refusal was taken for the jitter, and while the
-// round trips spread by more than the learner's margin, the learned rate is
-// now spaced from the writes and the answers, as a configured one is (see
-// answerSpaced): after the first 30 s of 2 minutes, no walk takes more than
-// two throttles per 30 s (and two more), 90 % of them at most one (and one
-// more), the walks get 0.8 of the quota on average, and one in a hundred at
-// most (and one more) ends under half of it. Measured over 1,000 walks: 978
-// with at most one throttle per 30 s, no storm, and 0.86 of the quota on
-// average, where the learner before had 737, 15 storms and 0.68; final
-// rates under half, 4 and 6. (Since, on timers up to 0.5 ms late: 967
-// once late timers were forgiven, 961 once a bucket the phases read as
-// two spared half a token, 966 once not where a phase had shown one,
-// 0.855 of the quota; 975 and 0.853 once a bucket of one missed twice
-// made the learner consider larger ones.) 12 walks (8 under -race,
-// 1,000 with UGC_TEST_HEAVY=1).
-func TestALearnedBucketOfOneIsSpacedFromItsAnswers(t *testing.T) {
-	t.Parallel()
-	cases := sampleSize(12, 8, 1000)
-	const length, learning = 2 * time.Minute, 30 * time.Second
-	allowed := int((length - learning) / (30 * time.Second))
-	within, walked, under, shares := 0, 0, 0, 0.0
+	cases := sampleSize(4, 2, 1000)
+	leastShare, mostThrottles := math.Inf(1), 0.0
 	for seed := range uint64(cases) {
 		rng := rand.New(rand.NewPCG(seed, 41))
-		q := math.Round(math.Exp(math.Log(50)+rng.Float64()*math.Log(10))*10) / 10
-		c := simCase{server: bucketServer{rate: q, burst: 1}, seed: seed, length: length,
+		k := 2 + rng.IntN(2)
+		rate := math.Round(math.Exp(rng.Float64()*math.Log(1000))*10) / 10
+		c := simCase{
+			server:  bucketServer{rate: rate, burst: float64(k + rng.IntN(51-k)), retryAfter: retryTokenSeconds},
+			clients: k,
 			workers: []int{1, 2, 8, 16}[rng.IntN(4)],
-			delay:   time.Duration(50e3 + rng.Float64()*0.2e6),
-			service: time.Duration(100e3 + rng.Float64()*0.3e6),
-			jitter:  time.Duration((0.2 + 0.4*rng.Float64()) / q * 1e9),
-			spikes:  0.005 + 0.03*rng.Float64(),
-			late:    time.Duration(rng.Float64() * 0.5e6),
+			delay:   150 * time.Microsecond, jitter: 300 * time.Microsecond, service: 300 * time.Microsecond,
+			length: 5 * time.Minute, seed: seed,
 		}
 		r := c.run()
-		if r.firstThrottle == 0 {
-			continue // the workers never sent faster than the quota
-		}
-		walked++
-		episodes := 0
-		for _, at := range r.episodes {
-			if at >= learning {
-				episodes++
-			}
-		}
-		share := float64(r.acceptedIn(learning, length)) / (length - learning).Seconds() / q
-		shares += share
-		assert.LessOrEqual(t, episodes, 2*allowed+2, "%v: a throttle storm", c)
-		if r.finalRate < q/2 {
-			under++
-			t.Logf("%v: final rate %.1f", c, r.finalRate)
-		}
-		if episodes <= allowed+1 {
-			within++
+		assert.GreaterOrEqual(t, float64(r.accepted)/c.length.Seconds()/rate, 0.8, "%v: together", c)
+		for i, cr := range r.byClient {
+			per30s := float64(cr.episodes) / c.length.Seconds() * 30
+			assert.LessOrEqual(t, per30s, 9.0, "%v: client %d throttled %d times", c, i, cr.episodes)
+			leastShare = min(leastShare, float64(cr.accepted)/c.length.Seconds()/(rate/float64(k)))
+			mostThrottles = max(mostThrottles, per30s)
 		}
 	}
-	require.NotZero(t, walked)
-	assert.LessOrEqual(t, under, walked/100+1, "walks that ended under half the quota")
-	assert.GreaterOrEqual(t, within, walked*9/10, "walks with at most one throttle per 30 s after the first 30 s, and one more")
-	assert.GreaterOrEqual(t, shares/float64(walked), 0.8, "the share of the quota on average")
-	t.Logf("%d of %d walks with at most one throttle per 30 s after the first 30 s, and one more; %.3f of the quota on average", within, walked, shares/float64(walked))
+	t.Logf("the least share of an even split: %.3f; the most throttles in 30 s of a client: %.1f", leastShare, mostThrottles)
 }
 
-// TestLateTimersCostABucketOfTwoLess: on a server whose bucket holds two
-// tokens, which the phases prove (one of one ruled out), a request its
-// timer let go late by up to half a token's interval, less the spread of
-// the recent round trips, leaves the next due when it was (see
-// learner.twoTokens), where before each late wake put every later request
-// back. Generated buckets of 20 to 500 requests a second (log-uniform)
-// holding 2, 1 to 64 workers, 0.1 to 2 ms in transit and up to a tenth of
-// the token's interval of jitter (at most 1 ms): each walk runs twice, its
-// timers on time and up to 0 to 1 ms late. After the first 40 s, lateness
-// costs 3 % of the quota or less in 90 % of the walks, 1 % on average, and
-// two refusals or more in 1 % of the walks at most. (Heavy, before: 143 of
-// 400 walks lost more than 3 %, 3.0 % on average; now 9, 0.27 %.) 6 walks
-// of 2 minutes (4 under -race; 400 with UGC_TEST_HEAVY=1).
-func TestLateTimersCostABucketOfTwoLess(t *testing.T) {
-	t.Parallel()
-	cases := sampleSize(6, 4, 400)
-	c := lateTimersCost(t, cases, 41,
-		func(*rand.Rand) float64 { return 2 },
-		func(rng *rand.Rand, rate, _ float64) float64 { return rng.Float64() * min(1e-3, 0.1/rate) })
-	assert.LessOrEqual(t, c.refusedMore, cases/100, "walks with two refusals or more more late than on time")
-	assert.LessOrEqual(t, c.costly, cases/10, "walks that lateness cost more than 3 %% of the quota")
-	assert.LessOrEqual(t, c.cost/float64(cases), 0.01, "lateness's mean cost, as a share of the quota")
-	t.Logf("lateness cost more than 3 %% of the quota in %d of %d walks; %.2f %% on average; refusals after %v: %d late, %d on time",
-		c.costly, cases, 100*c.cost/float64(cases), lateFrom, c.refusedLate, c.refusedOnTime)
-}
-
-// TestABucketOfOneIsNotTakenForTwo walks generated buckets of one whose
-// round trips spread by more than the generated buckets of
-// TestLearnedPaceOnGeneratedBuckets (5 to 20 % of the quota's spacing,
-// each way, as a loopback on a loaded machine: 1 to 2 ms at 100 requests a
-// second, where a walk over HTTP learned a bucket of two). The jitter can
-// rule a bucket of one out of a phase and leave one of two: once a phase
-// left a bucket of one alone possible, the learner gives no slack of two
-// (see learner.twoTokens), which the bucket would refuse. Quotas of 30 to
-// 500 requests a second (log-uniform), 1, 2 or 4 workers, timers up to 0
-// to 1 ms late, 3 minutes each: no walk takes more than two throttles past
-// the property's (one per 30 s after the first), and at most 1 in 25 any.
-// (Heavy, before: 37 of 600 walks took one more; now 21.) 12 walks (4
-// under -race; 600 with UGC_TEST_HEAVY=1).
-func TestABucketOfOneIsNotTakenForTwo(t *testing.T) {
-	t.Parallel()
-	cases := sampleSize(12, 4, 600)
-	over := 0
-	for seed := uint64(1); seed <= uint64(cases); seed++ {
-		rng := rand.New(rand.NewPCG(seed, 77))
-		rate := math.Round(logUniformOf(rng, 30, 500)*10) / 10
-		c := simCase{seed: seed, length: 3 * time.Minute, workers: []int{1, 2, 4}[rng.IntN(3)],
-			delay: 150 * time.Microsecond, service: 300 * time.Microsecond,
-			jitter: time.Duration((0.05 + 0.15*rng.Float64()) / rate * 1e9), late: time.Duration(rng.Float64() * 1e6)}
-		c.server = bucketServer{rate: rate, burst: 1}
-		v := judge(c, c.run())
-		assert.LessOrEqual(t, v.episodes, v.allowed+2, "%v: throttles after the first", c)
-		if v.episodes > v.allowed {
-			over++
-		}
+// TestAB writes the A/B table of BENCHMARKS.md: the learned pacing
+// beside the reference on each row. It runs with UGC_PACE_AB=1:
+//
+//	UGC_PACE_AB=1 go test -run '^TestAB$' -v ./internal/pace
+func TestAB(t *testing.T) {
+	if os.Getenv("UGC_PACE_AB") != "1" {
+		t.Skip("the A/B table runs with UGC_PACE_AB=1")
 	}
-	assert.LessOrEqual(t, over, cases/25, "walks past the property's throttles")
-	t.Logf("%d of %d walks past the property's throttles", over, cases)
+	const walks = 1000
+	learned, reference := generatedShares(walks, 7*time.Minute)
+	l, r := summarize(learned), summarize(reference)
+	var rises, refRises []time.Duration
+	for seed := range uint64(200) {
+		rises, refRises = append(rises, riseFound(seed+1, false)), append(refRises, riseFound(seed+1, true))
+	}
+	slices.Sort(rises)
+	slices.Sort(refRises)
+	median, p99 := serviceLatencies(20, false)
+	refMedian, refP99 := serviceLatencies(20, true)
+	shared, refShared := sharedKeys(200, false), sharedKeys(200, true)
+	var b strings.Builder
+	fmt.Fprintf(&b, "| row | learned | CUBIC (reference) |\n|---|---|---|\n")
+	fmt.Fprintf(&b, "| share of the quota, %d generated 7-minute walks: mean; tenth percentile | %.3f; %.3f | %.3f; %.3f |\n", walks, l.mean, l.p10, r.mean, r.p10)
+	fmt.Fprintf(&b, "| 429 episodes a minute after the first, the same walks | %.2f | %.2f |\n", l.perMinute, r.perMinute)
+	fmt.Fprintf(&b, "| time to use a tenfold rise, 200 generated buckets: median; 90th percentile; most | %v; %v; %v | %v; %v; %v |\n",
+		rises[100], rises[180], rises[199], refRises[100], refRises[180], refRises[199])
+	fmt.Fprintf(&b, "| a service's calls near its quota (4 a second, quota 5 in bursts of 5): median; p99 latency (median of 20 walks) | %v; %v | %v; %v |\n",
+		median[10].Round(time.Millisecond), p99[10].Round(time.Millisecond), refMedian[10].Round(time.Millisecond), refP99[10].Round(time.Millisecond))
+	fmt.Fprintf(&b, "| 2 or 3 Clients on one key, 200 generated keys: share used together; least share of an even split; most 429 episodes a minute of a Client | %.3f; %.3f; %.1f | %.3f; %.3f; %.1f |\n",
+		shared.together, shared.least, shared.most, refShared.together, refShared.least, refShared.most)
+	t.Log("\n" + b.String())
 }
 
-// TestConfiguredRateRemembersARareDelay sets the Pacer's rate to a
-// bucket's own (WithRateLimit(q, b) against a bucket of q, b that says
-// nothing but Retry-After) over a link like a loaded machine's loopback:
-// most transits jitter by a twentieth of the most, a few (0.3 to 5 %,
-// log-uniform) by up to all of it, 1 to 3 ms. The room the client makes
-// for the jitter comes from the last 64 round trips, a tenth of a second
-// at 700 requests a second: a delay rarer than that falls out of them,
-// and the client ran ahead of the bucket until it came again. The room
-// now fades over seconds (see jitterMemory). Quotas of 200 to 1,000
-// requests a second (log-uniform), bursts of 1 to 3, 4 to 16 workers,
-// timers up to 0 to 1 ms late, 20 s each: at most 1 walk in 15 meets a
-// refusal, and the walks get as much of the quota as before (0.82 on
-// average). (Heavy, before: 47 of 300 walks; now 10.) 30 walks (15 under
-// -race; 300 with UGC_TEST_HEAVY=1).
-func TestConfiguredRateRemembersARareDelay(t *testing.T) {
-	t.Parallel()
-	cases := sampleSize(30, 15, 300)
-	refused, share := 0, 0.0
-	for seed := uint64(1); seed <= uint64(cases); seed++ {
-		rng := rand.New(rand.NewPCG(seed, 81))
-		logUniform := func(lo, hi float64) float64 { return logUniformOf(rng, lo, hi) }
-		rate := math.Round(logUniform(200, 1000)*10) / 10
-		burst := 1 + rng.IntN(3)
-		c := simCase{server: bucketServer{rate: rate, burst: float64(burst)}, workers: []int{4, 8, 16}[rng.IntN(3)],
-			delay: 150 * time.Microsecond, service: 300 * time.Microsecond,
-			jitter: time.Duration(logUniform(1e6, 3e6)), spikes: logUniform(0.003, 0.05),
-			late: time.Duration(rng.Float64() * 1e6), length: 20 * time.Second,
-			configured: rate, configuredBurst: burst, seed: seed}
+// keyShares is what Clients sharing a key got: the mean share of the
+// quota used together, the least share of an even split a Client got,
+// and the most 429 episodes a minute a Client took.
+type keyShares struct{ together, least, most float64 }
+
+// sharedKeys runs n generated keys shared by 2 or 3 Clients (see
+// TestLearnersOnOneKeyShareItWithoutAStorm); ref runs the reference.
+func sharedKeys(n int, ref bool) keyShares {
+	s := keyShares{least: math.Inf(1)}
+	for seed := range uint64(n) {
+		c := sharedKey(seed)
+		if ref {
+			c = cubic(c)
+		}
 		r := c.run()
-		if r.refused > 0 {
-			refused++
-			t.Logf("%v: %d refused", c, r.refused)
-		}
-		share += float64(r.accepted) / c.length.Seconds() / rate
-	}
-	assert.LessOrEqual(t, refused, cases/15, "walks that met a refusal")
-	t.Logf("%d of %d walks met a refusal; %.3f of the quota on average", refused, cases, share/float64(cases))
-}
-
-// TestABucketOfOneThatGrowsIsLearned drives the learner against a bucket
-// of one or two tokens that changes, a minute or two in, to one of 8 to
-// 50 at 0.4 to 1.5 times the rate. Each phase after the change, cut
-// short by its throttle, is explained by the small bucket too, at the
-// rate it was sent at, with the throttle at the edge of the spacing: the
-// learner took each for a new quota and lowered its rate a few percent
-// a throttle, a throttle every few seconds. Once two phases in a row miss
-// what a bucket of one or two proved, it now considers buckets as large
-// as the phase's count. Rates of 2 to 300 requests a second
-// (log-uniform), 1 to 8 workers, jitter up to a tenth of the spacing,
-// timers up to 1 ms late, 5 minutes each: at most 1 walk in 10 takes
-// more throttles than the property allows (one per 30 s after the first,
-// one more for the change), and at most 1 in 6 misses the property
-// (those, or under 0.9 of the quota from 60 s after a fall, 150 s after
-// a rise). (Heavy, before: 191 of 400 walks took more throttles, and 206
-// missed the property; then 22, and 40; once a second refusal alone
-// before the plateau's end was learned from, 15, and 33; now that two
-// phases that agree on a larger bucket are taken for it, 6, and 27.)
-// 40 walks (20 under -race; 400 with UGC_TEST_HEAVY=1).
-func TestABucketOfOneThatGrowsIsLearned(t *testing.T) {
-	t.Parallel()
-	over, missed, cases := growingBuckets(t, sampleSize(40, 20, 400), 91, 1, 2, 8, 50)
-	assert.LessOrEqual(t, over, cases/10, "walks past the property's throttles")
-	assert.LessOrEqual(t, missed, cases/6, "walks that missed the property")
-}
-
-// TestASmallBucketThatGrowsIsLearned is TestABucketOfOneThatGrowsIsLearned
-// for buckets of 3 to 8 tokens that change to 20 to 50: past the rule for
-// buckets of one or two, where each phase after the change is explained
-// by the small bucket at a rate a little under the one it was sent at.
-// Once two phases in a row, both cut short, miss the bounds before them
-// and meet at a bucket larger than any considered (see
-// learner.agreedLargerBucket), the learner takes that bucket. At most 1
-// walk in 20 takes more throttles than the property allows, and at most
-// 1 in 10 misses the property. (Heavy, before: 103 of 400 walks took
-// more throttles, and 109 missed the property; now 3, and 10.) 40 walks
-// (20 under -race; 400 with UGC_TEST_HEAVY=1).
-func TestASmallBucketThatGrowsIsLearned(t *testing.T) {
-	t.Parallel()
-	over, missed, cases := growingBuckets(t, sampleSize(40, 20, 400), 93, 3, 8, 20, 50)
-	assert.LessOrEqual(t, over, cases/20, "walks past the property's throttles")
-	assert.LessOrEqual(t, missed, cases/10, "walks that missed the property")
-}
-
-// growingBuckets walks cases buckets generated from stream: b1 to b1Most
-// tokens at 2 to 300 requests a second (log-uniform), changing 60 to
-// 120 s in to b2 to b2Most tokens at 0.4 to 1.5 times the rate; 1 to 8
-// workers, jitter up to a tenth of the spacing, timers up to 1 ms late,
-// 5 minutes each. It returns the walks past the property's throttles, and
-// those that missed the property.
-func growingBuckets(t *testing.T, cases int, stream uint64, b1, b1Most, b2, b2Most int) (over, missed, walked int) {
-	for seed := uint64(1); seed <= uint64(cases); seed++ {
-		rng := rand.New(rand.NewPCG(seed, stream))
-		rate := math.Round(logUniformOf(rng, 2, 300)*10) / 10
-		c := simCase{seed: seed, length: 5 * time.Minute, workers: []int{1, 2, 4, 8}[rng.IntN(4)],
-			delay: 300 * time.Microsecond, service: 500 * time.Microsecond,
-			jitter: time.Duration(rng.Float64() * 0.1 / rate * 1e9), late: time.Duration(rng.Float64() * 1e6)}
-		c.server = bucketServer{rate: rate, burst: float64(b1 + rng.IntN(b1Most-b1+1)),
-			change: time.Duration(60+rng.Float64()*60) * time.Second,
-			rate2:  math.Round(rate*(0.4+1.1*rng.Float64())*10) / 10, burst2: float64(b2 + rng.IntN(b2Most-b2+1))}
-		v := judge(c, c.run())
-		if v.episodes > v.allowed {
-			over++
-		}
-		if !v.strict() {
-			missed++
-			t.Logf("%v: %d throttles after the first (%d allowed), %.3f of the quota", c, v.episodes, v.allowed, v.throughput)
+		s.together += float64(r.accepted) / c.length.Seconds() / c.server.rate / float64(n)
+		for _, cr := range r.byClient {
+			s.least = min(s.least, float64(cr.accepted)/c.length.Seconds()/(c.server.rate/float64(c.clients)))
+			s.most = max(s.most, float64(cr.episodes)/c.length.Minutes())
 		}
 	}
-	t.Logf("%d of %d walks past the property's throttles, %d missed the property", over, cases, missed)
-	return over, missed, cases
+	return s
+}
+
+// sharedKey returns the key of seed: 2 or 3 Clients with no configured
+// rate on one bucket that says nothing but Retry-After and holds a token
+// for each of them or more (up to 50), at 1 to 1,000 requests a second,
+// with 1 to 16 workers each, for 5 minutes.
+func sharedKey(seed uint64) simCase {
+	rng := rand.New(rand.NewPCG(seed, 41))
+	k := 2 + rng.IntN(2)
+	rate := math.Round(math.Exp(rng.Float64()*math.Log(1000))*10) / 10
+	return simCase{
+		server:  bucketServer{rate: rate, burst: float64(k + rng.IntN(51-k)), retryAfter: retryTokenSeconds},
+		clients: k,
+		workers: []int{1, 2, 8, 16}[rng.IntN(4)],
+		delay:   150 * time.Microsecond, jitter: 300 * time.Microsecond, service: 300 * time.Microsecond,
+		length: 5 * time.Minute, seed: seed,
+	}
 }

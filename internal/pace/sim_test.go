@@ -176,6 +176,11 @@ type simCase struct {
 	// window, when its n is set, is the quota instead of server.
 	window  windowCounter
 	workers int
+	// calls, when set, replaces the workers by single calls that come at
+	// random (a Poisson process), this many a second, as a service's
+	// handlers make them; each waits for its turn, is retried after a
+	// throttle, and its latency, from its coming to its answer, is kept.
+	calls float64
 	// delay is the base time in transit each way, jitter the most added
 	// to it, at random, each way; service the server's time.
 	delay, jitter, service time.Duration
@@ -195,9 +200,21 @@ type simCase struct {
 	configured      float64
 	configuredBurst int
 	seed            uint64
+	// pacer, if set, makes each Client's pacer in place of New's (the
+	// reference beside the learned pacing: see cubic_test.go).
+	pacer func() simPacer
 	// trace, if set, is called after the pacer took each answer: when it
 	// came, whether it was accepted, when its request was sent.
-	trace func(at time.Duration, ok bool, sent time.Duration, p *Pacer)
+	trace func(at time.Duration, ok bool, sent time.Duration, p simPacer)
+}
+
+// simPacer is what the simulation drives: a Pacer, or a reference.
+type simPacer interface {
+	Hold() (<-chan struct{}, time.Time, bool)
+	Earliest(now time.Time) time.Time
+	Send(now time.Time) Ticket
+	Answered(now time.Time, t Ticket, a Answer) Effect
+	Rate() float64
 }
 
 func (c simCase) String() string {
@@ -257,6 +274,8 @@ type simResult struct {
 	accepts, refusals []time.Duration
 	// finalRate is the pacer's rate at the end.
 	finalRate float64
+	// latencies are the calls' (see simCase.calls).
+	latencies []time.Duration
 }
 
 // clientResult is what one of the clients on a key did.
@@ -274,6 +293,7 @@ const (
 	evArrive        // a request reaches the server
 	evAnswer        // its answer reaches the client
 	evRetry         // a worker's backoff ends
+	evCall          // a call comes (see simCase.calls)
 )
 
 // retryBackoff is the wait before the retry of a 429 that names no wait:
@@ -289,7 +309,7 @@ type simEvent struct {
 	ok      bool
 	client  int8
 	worker  int32
-	id      uint64
+	id      int
 	sent    time.Duration
 	refusal int64
 	// remaining and resetMs are what an announcing bucket's answer said
@@ -346,6 +366,14 @@ func (q *eventQueue) pop() simEvent {
 	return e
 }
 
+// newPacer returns a Client's pacer: the case's, or New's.
+func (c simCase) newPacer() simPacer {
+	if c.pacer != nil {
+		return c.pacer()
+	}
+	return New(c.configured, c.configuredBurst, 0)
+}
+
 // run simulates the walk: each client's workers, through its own Pacer,
 // to the one server.
 func (c simCase) run() simResult {
@@ -361,7 +389,7 @@ func (c simCase) run() simResult {
 	// (in order), its next wake, and when the pause of its last episode
 	// ended.
 	type simClient struct {
-		p         *Pacer
+		p         simPacer
 		line      []int32
 		wakeAt    time.Duration
 		pauseEnds time.Duration
@@ -395,12 +423,16 @@ func (c simCase) run() simResult {
 		return c.delay + time.Duration(rng.Int64N(int64(jitter)+1))
 	}
 	for k := range clients {
-		clients[k] = simClient{p: New(c.configured, c.configuredBurst), wakeAt: -1}
+		clients[k] = simClient{p: c.newPacer(), wakeAt: -1}
 		for w := range c.workers {
 			clients[k].line = append(clients[k].line, int32(w))
 		}
 		// the clients start apart, by a little more than a millisecond
 		wake(int8(k), time.Duration(k)*1_137*time.Microsecond)
+	}
+	var came []time.Duration // each call's coming
+	if c.calls > 0 {
+		push(simEvent{kind: evCall})
 	}
 	for len(q) > 0 {
 		e := q.pop()
@@ -431,7 +463,6 @@ func (c simCase) run() simResult {
 				w := cl.line[0]
 				cl.line = cl.line[1:]
 				t := p.Send(now)
-				p.Wrote(t, now)
 				res.sent++
 				push(simEvent{at: e.at + transit(), kind: evArrive, client: e.client, worker: w, id: t.id, sent: e.at})
 			}
@@ -486,11 +517,20 @@ func (c simCase) run() simResult {
 				push(simEvent{at: e.at + retryBackoff, kind: evRetry, client: e.client, worker: e.worker})
 				continue
 			}
+			if e.ok && c.calls > 0 {
+				res.latencies = append(res.latencies, e.at-came[e.worker])
+				continue // the call is done
+			}
 			cl.line = append(cl.line, e.worker)
 			wake(e.client, e.at)
 		case evRetry:
 			cl.line = append(cl.line, e.worker)
 			wake(e.client, e.at)
+		case evCall:
+			cl.line = append(cl.line, int32(len(came)))
+			came = append(came, e.at)
+			wake(e.client, e.at)
+			push(simEvent{at: e.at + time.Duration(rng.ExpFloat64()/c.calls*float64(time.Second)), kind: evCall})
 		}
 	}
 	for k, cl := range clients {

@@ -1,0 +1,149 @@
+package pace
+
+import (
+	"math"
+	"time"
+)
+
+// bucket is the client's token bucket, written as the time its next token
+// is due (the generic cell rate algorithm, GCRA): a request may go at t
+// when t ≥ due − tolerance, and then due = max(due, t) + interval. A
+// bucket of burst tokens has a tolerance of (burst−1)·interval; a negative
+// tolerance spaces requests by more than the interval. A bucket of one
+// token (no tolerance) may have a gap under its interval: a request let go
+// late (as a timer wakes) by up to the difference does not put the next
+// one back, which follows it no sooner than the gap, and the rate holds on
+// average. The zero value paces nothing.
+type bucket struct {
+	interval  time.Duration // 0: no rate
+	tolerance time.Duration
+	gap       time.Duration // the least time between two requests; 0: the interval
+	due       time.Time
+}
+
+// maxSpan bounds every span a bucket holds: the interval, the tolerance
+// and the debt of limitTokens. A year is far inside time.Duration's range
+// (292 years) in every sum a bucket makes, whatever a server's headers
+// say, and no request waits so long.
+const maxSpan = 365 * 24 * time.Hour
+
+// on reports whether the bucket paces anything.
+func (b *bucket) on() bool { return b.interval > 0 }
+
+// rate returns the bucket's rate in requests a second; +Inf when off.
+func (b *bucket) rate() float64 {
+	if !b.on() {
+		return math.Inf(1)
+	}
+	return float64(time.Second) / float64(b.interval)
+}
+
+// earliest returns when the next request may go; zero when off.
+func (b *bucket) earliest() time.Time {
+	if !b.on() {
+		return time.Time{}
+	}
+	return b.due.Add(-b.tolerance)
+}
+
+// take spends a token for a request let go at t, and reports whether the
+// rate held it back: it went less than an interval after its token was
+// due, so the bucket was not full of tokens it did not use.
+func (b *bucket) take(t time.Time) (paced bool) {
+	if !b.on() {
+		return false
+	}
+	paced = t.Sub(b.earliest()) < b.interval
+	if b.gap > 0 && b.tolerance == 0 {
+		b.due = later(b.due.Add(b.interval), t.Add(b.gap))
+	} else {
+		b.due = later(b.due, t).Add(b.interval)
+	}
+	return paced
+}
+
+// counted takes a request that the server may have counted as late as
+// at: the next token is due no sooner than an interval (or the gap)
+// after it.
+func (b *bucket) counted(at time.Time) {
+	if b.on() {
+		b.due = later(b.due, at.Add(b.least()))
+	}
+}
+
+// least returns the least time between two requests.
+func (b *bucket) least() time.Duration {
+	if b.gap > 0 && b.tolerance == 0 {
+		return b.gap
+	}
+	return b.interval
+}
+
+// empty leaves the bucket no token at now, as a server's bucket that
+// refused a request holds none; it refills from there.
+func (b *bucket) empty(now time.Time) {
+	if b.on() {
+		b.due = later(b.due, now.Add(b.tolerance+b.interval))
+	}
+}
+
+// limitTokens leaves at most k tokens in the bucket at now; a k below 0
+// is a debt, repaid before the next request goes.
+func (b *bucket) limitTokens(now time.Time, k float64) {
+	if b.on() && b.tokens(now) > k {
+		b.due = now.Add(b.tolerance + b.interval - spanOf(k, b.interval))
+	}
+}
+
+// tokens returns the tokens the bucket holds at now (negative: a debt).
+func (b *bucket) tokens(now time.Time) float64 {
+	full := float64(b.tolerance+b.interval) / float64(b.interval)
+	return min(full, full-float64(b.due.Sub(now))/float64(b.interval))
+}
+
+// set changes the rate (requests a second), the tolerance and the gap at now,
+// keeping the tokens the bucket holds (up to its new size; a full bucket
+// keeps the time it was full since); a rate of 0 or less turns it off. The interval is a nanosecond at least, and the
+// interval and the tolerance maxSpan at most.
+func (b *bucket) set(now time.Time, rps float64, tolerance, gap time.Duration) {
+	if !(rps > 0) {
+		*b = bucket{}
+		return
+	}
+	interval := intervalAt(rps)
+	tolerance = min(max(tolerance, -maxSpan), maxSpan)
+	full := float64(tolerance+interval) / float64(interval)
+	tokens := full
+	if b.on() {
+		tokens = min(b.tokens(now), full)
+	}
+	due := b.due
+	b.interval, b.tolerance, b.gap = interval, tolerance, gap
+	if tokens < full || due.After(now) {
+		b.due = now.Add(tolerance + interval - spanOf(tokens, interval))
+	}
+}
+
+// spanOf returns k intervals as a duration, within ±maxSpan.
+func spanOf(k float64, interval time.Duration) time.Duration {
+	return time.Duration(min(max(k*float64(interval), -float64(maxSpan)), float64(maxSpan)))
+}
+
+// intervalAt returns the time between two requests at rps requests a
+// second (more than 0): a nanosecond at least, maxSpan at most.
+func intervalAt(rps float64) time.Duration {
+	return time.Duration(min(max(float64(time.Second)/rps, 1), float64(maxSpan)))
+}
+
+// toleranceOf returns the tolerance of a bucket of burst tokens an
+// interval apart, within maxSpan.
+func toleranceOf(burst float64, interval time.Duration) time.Duration {
+	return spanOf(burst-1, interval)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,283 @@
+package pace
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The rules of the package documentation's table, each pinned here (the
+// gate's in gate_test.go), on a pacer told the time.
+
+// throttledAnswer is a 429 that names wait.
+func throttledAnswer(wait time.Duration) Answer {
+	return Answer{Status: http.StatusTooManyRequests, Limit: Limit{RetryAfter: wait, Limit: -1, Remaining: -1}, Found: true}
+}
+
+var okAnswer = Answer{Status: http.StatusOK}
+
+// TestNothingIsPacedUntilAQuotaShows (P1): without a configured rate, a
+// Client's requests go at once, answered or not, until a throttle names a
+// wait.
+func TestNothingIsPacedUntilAQuotaShows(t *testing.T) {
+	t.Parallel()
+	p := New(0, 0, 0)
+	now := simEpoch
+	for range 100 {
+		require.False(t, p.Active())
+		assert.Equal(t, now, p.Earliest(now))
+		p.Answered(now, p.Send(now), okAnswer)
+		now = now.Add(time.Microsecond)
+	}
+	p.Answered(now, p.Send(now), Answer{Status: http.StatusInternalServerError})
+	assert.False(t, p.Active(), "a failure is not a quota")
+	p.Answered(now, p.Send(now), throttledAnswer(time.Second))
+	assert.True(t, p.Active(), "a throttle that names a wait is")
+	assert.Equal(t, now.Add(time.Second), p.Earliest(now))
+}
+
+// TestAPauseIsBoundedAndAsksAgain (P2): an answer that names a day pauses
+// the whole Client for the pacer's bound only. A call that meets the
+// pause is told the day, and refused if it may not wait so long; when the
+// bound has passed, the Client asks again, and an answer that names a
+// short wait then pauses it for that.
+func TestAPauseIsBoundedAndAsksAgain(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock()
+	g := NewGate(New(0, 0, time.Minute), clock)
+	ticket, _, err := g.Turn(context.Background(), -1)
+	require.NoError(t, err)
+	e := g.Pacer().Answered(clock.Now(), ticket, throttledAnswer(24*time.Hour))
+	assert.True(t, e.Throttled)
+	assert.Equal(t, 24*time.Hour, e.Wait, "the wait the server named")
+	assert.Equal(t, time.Minute, e.Pause, "the Client pauses for the bound")
+
+	_, _, err = g.Turn(context.Background(), 5*time.Minute)
+	var we *WaitError
+	require.ErrorAs(t, err, &we, "a call that may wait five minutes does not wait for a day")
+	assert.Equal(t, 24*time.Hour, we.Wait)
+	assert.Equal(t, 24*time.Hour, we.Pause)
+
+	clock.advance(time.Minute)
+	ticket, waited, err := g.Turn(context.Background(), 5*time.Minute)
+	require.NoError(t, err, "the bound passed: the Client asks again")
+	assert.Zero(t, waited)
+	e = g.Pacer().Answered(clock.Now(), ticket, throttledAnswer(2*time.Second))
+	assert.Equal(t, 2*time.Second, e.Pause)
+	wait, pause := g.Pacer().WaitFor(clock.Now(), 0)
+	assert.Equal(t, 2*time.Second, pause, "the day named before no longer holds")
+	assert.GreaterOrEqual(t, wait, 2*time.Second)
+}
+
+// TestAThrottleThatNamesNoWaitTeachesNothing (P3): a 429 or a 503 with no
+// Retry-After (or one of 0, or a date passed) is retried as an ordinary
+// failure: no pause, nothing learned, nothing paced.
+func TestAThrottleThatNamesNoWaitTeachesNothing(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+		p := New(0, 0, 0)
+		now := simEpoch
+		e := p.Answered(now, p.Send(now), Answer{Status: status, Limit: Limit{Limit: -1, Remaining: -1}})
+		assert.False(t, e.Throttled)
+		assert.Zero(t, e.Pause)
+		assert.False(t, p.Active(), "status %d", status)
+		assert.EqualValues(t, 1, p.Throttles(), "counted all the same")
+	}
+}
+
+// TestTheTightestQuotaHolds (P4): the Client keeps under the tightest
+// quota it knows of; a stated quota takes the place of a learned one.
+func TestTheTightestQuotaHolds(t *testing.T) {
+	t.Parallel()
+	p := New(100, 5, 0)
+	now := simEpoch
+	assert.InEpsilon(t, 100*(1-Headroom), p.Rate(), 1e-6, "the configured quota")
+	p.Answered(now, p.Send(now), Answer{Status: http.StatusOK, Found: true,
+		Limit: Limit{Policy: "p", Limit: 40, Window: time.Second, Remaining: 9}})
+	assert.InEpsilon(t, 40*(1-Headroom), p.Rate(), 1e-6, "a stated one under it")
+	q, learned := p.inForce()
+	assert.Equal(t, quota{rate: 40, size: 5}, q, "the smaller size of the two, the stated one's 10 being larger")
+	assert.False(t, learned)
+
+	p = New(100, 5, 0)
+	p.learner.engaged, p.learner.est = true, quota{rate: 30, size: 3}
+	p.learner.plateau = plateauTime
+	p.refresh(now)
+	q, learned = p.inForce()
+	assert.Equal(t, quota{rate: 30, size: 3}, q, "a learned one under the configured one")
+	assert.True(t, learned)
+}
+
+// TestABucketOfOneWaitsForEachAnswer (P6): under a quota of one token,
+// each request waits for the answer to the one before it, and goes the
+// quota's interval after the latest the server may have counted that one:
+// its sending, plus its round trip past the quickest (all of it while the
+// round trips are not known).
+func TestABucketOfOneWaitsForEachAnswer(t *testing.T) {
+	t.Parallel()
+	p := New(10, 1, 0)
+	interval := intervalAt(10) // the quota's own spacing
+	now := simEpoch
+	rtts := []time.Duration{4, 3, 9, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 3, 30}
+	for i, rtt := range rtts {
+		rtt *= time.Millisecond
+		now = p.Earliest(now)
+		ticket := p.Send(now)
+		_, _, held := p.Hold()
+		require.True(t, held, "request %d: the next waits for this one's answer", i+1)
+		now = now.Add(rtt)
+		p.Answered(now, ticket, okAnswer)
+		counted := ticket.Sent.Add(rtt) // the round trips this one's included
+		if p.rtts.known() {
+			counted = ticket.Sent.Add(rtt - p.rtts.quickest())
+		}
+		assert.False(t, p.Earliest(now).Before(counted.Add(interval)), "request %d: an interval after its latest count", i+2)
+	}
+}
+
+// TestAStatedQuotaCapsTheTokens (P8): an answer's Remaining caps the
+// Client's tokens at the server's: a Remaining of 0 leaves the next
+// request waiting for the next token (less what refilled since the
+// server counted the request); with no policy stated, a Remaining of 0
+// pauses the Client until the reset.
+func TestAStatedQuotaCapsTheTokens(t *testing.T) {
+	t.Parallel()
+	p := New(0, 0, 0)
+	now := simEpoch
+	stated := func(remaining int) Answer {
+		return Answer{Status: http.StatusOK, Found: true, Limit: Limit{Policy: "p", Limit: 10, Window: time.Second, Remaining: remaining, Reset: time.Second}}
+	}
+	p.Answered(now.Add(time.Millisecond), p.Send(now), stated(5))
+	now = now.Add(time.Millisecond)
+	assert.Equal(t, now, p.Earliest(now), "tokens left: the next goes at once")
+	sent := now
+	now = now.Add(time.Millisecond)
+	p.Answered(now, p.Send(sent), stated(0))
+	next := p.Earliest(now)
+	assert.True(t, next.After(now), "none left: it waits")
+	assert.LessOrEqual(t, next.Sub(now), intervalAt(10*(1-Headroom)), "for a token, no more")
+
+	p = New(0, 0, 0)
+	now = simEpoch
+	e := p.Answered(now, p.Send(now), Answer{Status: http.StatusOK, Found: true, Limit: Limit{Limit: -1, Remaining: 0, Reset: 3 * time.Second}})
+	assert.Equal(t, 3*time.Second, e.Pause, "no policy: until the reset")
+	assert.Equal(t, now.Add(3*time.Second), p.Earliest(now))
+}
+
+// TestAPauseEmptiesTheBucket (P9): a pause empties the Client's bucket,
+// which refills through it as the server's does: after a pause of a
+// second under a configured quota of 10 a second in bursts of 5, four
+// requests go at its end (a token spare), and the fifth an interval on.
+func TestAPauseEmptiesTheBucket(t *testing.T) {
+	t.Parallel()
+	p := New(10, 5, 0)
+	now := simEpoch
+	p.Answered(now, p.Send(now), okAnswer)
+	e := p.Answered(now, p.Send(now), throttledAnswer(time.Second))
+	require.Equal(t, time.Second, e.Pause)
+	assert.Equal(t, now.Add(time.Second), p.Earliest(now), "nothing goes during the pause")
+	now = now.Add(time.Second)
+	for i := range 4 {
+		require.Equal(t, now, p.Earliest(now), "request %d of the burst the pause refilled", i+1)
+		p.Answered(now, p.Send(now), okAnswer)
+	}
+	assert.Equal(t, now.Add(p.interval()), p.Earliest(now))
+}
+
+// TestTheRampStartsFromWhatTheServerGave (L1): the first throttle starts
+// the ramp at what the server gave until then, pause included, 8 a second
+// at least, and each request the rate held back that succeeds raises it,
+// doubling with every tenth of a second of them.
+func TestTheRampStartsFromWhatTheServerGave(t *testing.T) {
+	t.Parallel()
+	p := New(0, 0, 0)
+	now := simEpoch
+	for range 50 { // 50 accepted in a second
+		p.Answered(now, p.Send(now), okAnswer)
+		now = now.Add(time.Second / 50)
+	}
+	p.Answered(now, p.Send(now), throttledAnswer(time.Second)) // 50 in 2 s with the pause
+	assert.InDelta(t, 25, p.learner.ramp, 1e-6)
+	assert.Zero(t, p.learner.est.rate, "no estimate yet")
+	now = p.Earliest(now)
+	before := p.learner.ramp
+	for range 30 {
+		now = p.Earliest(now)
+		p.Answered(now, p.Send(now), okAnswer)
+	}
+	assert.Greater(t, p.learner.ramp, 2*before, "it climbed with the requests it held back")
+}
+
+// TestTheEstimateFitsTheBucketsKept (L4): the estimate lies 0.3 of the
+// way from the least rate the buckets kept allow to the most, and the
+// Client keeps the headroom under it, or the least where that is nearer;
+// the size is the smallest kept, and the estimate is sure where they span
+// a tenth of it.
+func TestTheEstimateFitsTheBucketsKept(t *testing.T) {
+	t.Parallel()
+	var l learner
+	l.settle([]sizeBounds{{4, 100, 104}, {5, 98, 101}, {6, 96, 99}})
+	estimate := 96 + 0.3*(104-96)
+	assert.InDelta(t, 96, l.est.rate, 1e-9, "the least rate kept, nearer than the headroom under the estimate")
+	assert.Equal(t, 4, l.est.size)
+	assert.InDelta(t, 1, l.sure, 1e-9, "they span 8 % of it")
+	l.settle([]sizeBounds{{1, 50, 150}})
+	estimate = 50 + 0.3*100
+	assert.InDelta(t, estimate*(1-Headroom), l.est.rate, 1e-9, "the headroom under the estimate")
+	assert.InDelta(t, 0.08, l.sure, 1e-9, "they span 125 % of it: probed sooner")
+}
+
+// TestTheCurveMovesOnlyWithTheRateUsed (L5): the rate stays at the
+// estimate for the plateau, then climbs tenfold in probeTime; a success
+// moves it on only where the rate held the request back.
+func TestTheCurveMovesOnlyWithTheRateUsed(t *testing.T) {
+	t.Parallel()
+	l := learner{engaged: true, est: quota{rate: 10, size: 1}, plateau: plateauTime}
+	now := simEpoch
+	k := l.record(now, false)
+	l.accepted(k)
+	assert.Zero(t, l.curve, "sent slower than the rate: proves nothing")
+	k = l.record(now, true)
+	l.accepted(k)
+	assert.InDelta(t, 0.1, l.curve, 1e-9, "an interval at the rate")
+	l.curve = plateauTime
+	assert.InDelta(t, 10, l.curveRate(), 1e-9, "the plateau's end")
+	l.curve = plateauTime + probeTime
+	assert.InDelta(t, 100, l.curveRate(), 1e-9, "tenfold probeTime on")
+}
+
+// TestARefusalOfTheSameEpisodeTeachesNothing (L6): refusals of requests
+// sent before the last pause ended (in flight with the one that started
+// it) move nothing.
+func TestARefusalOfTheSameEpisodeTeachesNothing(t *testing.T) {
+	t.Parallel()
+	p := New(0, 0, 0)
+	now := simEpoch
+	tickets := []Ticket{p.Send(now), p.Send(now), p.Send(now)}
+	p.Answered(now.Add(time.Millisecond), tickets[0], throttledAnswer(time.Second))
+	before := p.learner
+	for _, t2 := range tickets[1:] {
+		e := p.Answered(now.Add(2*time.Millisecond), t2, throttledAnswer(time.Second))
+		assert.True(t, e.Throttled, "a throttle all the same")
+	}
+	assert.Equal(t, before.ramp, p.learner.ramp)
+	assert.Equal(t, before.anchor, p.learner.anchor, "the phase runs from the first refusal")
+	assert.Equal(t, before.first, p.learner.first)
+}
+
+// TestAnUnexplainedPhaseBacksOff (L7): where nothing explains a phase,
+// or nothing bounds its rate from below, the rate backs off to 0.7 of
+// what it was.
+func TestAnUnexplainedPhaseBacksOff(t *testing.T) {
+	t.Parallel()
+	l := learner{engaged: true, est: quota{rate: 100, size: 3}, plateau: plateauTime}
+	l.settle(nil)
+	assert.InDelta(t, 70, l.est.rate, 1e-9)
+	assert.Equal(t, 3, l.est.size)
+	l.settle([]sizeBounds{{1, 0, 40}})
+	assert.InDelta(t, 49, l.est.rate, 1e-9, "no bound from below")
+}
