@@ -52,9 +52,9 @@ type Client struct {
 	// callDefaults and walkDefaults are the options given to NewClient
 	// that configure every call, or every walk.
 	callDefaults, walkDefaults []Option
-	throttleBudget             time.Duration     // the default of every call
-	pace                       *pace.Gate        // pacing and pauses, client-wide
-	retries                    *pace.RetryBudget // client-wide budget of retries
+	throttleBudget             time.Duration // the default of every call
+	pace                       *pace.Gate    // pacing and pauses, client-wide
+	retries                    *retryBudget  // client-wide budget of retries
 
 	bodies     sync.Pool  // *bytes.Buffer, so a page costs no new buffer
 	responseMu sync.Mutex // for WithResponseInto, written by a parallel walk
@@ -112,7 +112,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		userAgent: []string{ua}, maxBody: o.maxBody, logger: maskedLogger(o.logger, m), strict: o.strict, observer: o.observer,
 		retryMax: o.retryMax, waitMin: o.waitMin, waitMax: o.waitMax, attemptTimeout: timeout,
 		callDefaults: o.callDefaults, walkDefaults: o.walkDefaults,
-		throttleBudget: o.throttleBudget, pace: pace.NewGate(pace.New(o.rateLimit, o.rateBurst, o.maxPause), o.clock), retries: pace.NewRetryBudget(o.retryBudget),
+		throttleBudget: o.throttleBudget, pace: pace.NewGate(pace.New(o.rateLimit, o.rateBurst, o.maxPause), o.clock), retries: newRetryBudget(o.retryBudget),
 	}, nil
 }
 

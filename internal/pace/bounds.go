@@ -2,20 +2,10 @@ package pace
 
 import "math"
 
-// What a phase proves. A phase is the client's requests from one refusal
-// (the anchor: the server's bucket then held less than a token) to the
-// next; the first runs from the client's first request, taken to have
-// found the bucket full. For a bucket of b tokens, the rates that explain
-// a phase form an interval [lo, hi): more rate only adds tokens, so lo is
-// the least rate at which such a bucket accepts every request the server
-// accepted, and hi the least at which it would have accepted the refused
-// one too. The server counted each request some time after the client
-// sent it, by up to the jitter in transit more for one than another; the
-// bounds take that time against the client: lo as weak as the jitter
-// allows, hi as strong, so that a refusal is always explained by the
-// rate, never by the jitter (a refusal the jitter caused then lowers the
-// estimate a little, which is what a bucket too small for the jitter
-// needs).
+// What a phase proves (see the package documentation, "Learning a
+// quota nobody states"): for a bucket of each size, the rates at which it
+// accepts every request the server accepted and refuses the one it
+// refused, replayed on the times they were sent.
 
 // span is a phase: its records, the last of them the refused request;
 // what the first says of the server's bucket (full: it is the client's
@@ -38,14 +28,11 @@ func (s span) rates(size float64) (lo, hi float64, ok bool) {
 }
 
 // upper returns the least rate at which a bucket of size tokens would
-// have accepted the refused request (0 where no rate makes it refuse it:
-// it held enough at the start). The bucket was last full just before
-// some request j took its token (or held nothing at the anchor, or
-// something at the oldest record), and from there to the refusal it gave
-// out a token to every request counted since and had less than one left:
-// level + r·(t_e − t_j) < used + 1. The refusal is taken as counted the
-// jitter late. Requests whose answers have not come, or never came, count
-// as used.
+// have accepted the refused request e, at face value (0: at no rate would
+// it have refused it). The bucket was last full just before some request
+// j took its token (or held nothing at the anchor), and gave a token to
+// each request since, then had less than one: size + r·(t_e − t_j) <
+// used + 1. Requests whose answers never came count as used.
 func (s span) upper(size float64) float64 {
 	last := len(s.recs) - 1
 	e := s.recs[last].at
@@ -69,14 +56,11 @@ func (s span) upper(size float64) float64 {
 	return hi // 0: a bucket of size would not have refused it at any rate
 }
 
-// lower returns the least rate, below hi, at which a bucket of size
-// tokens accepts every request the server accepted, counted as far apart
-// as the jitter allows (a tolerance of the jitter more), starting with one
-// token at the anchor, or full otherwise; by bisection, as a bucket that
-// accepts them at a rate accepts them at any higher one. It returns hi
-// when no rate under hi does.
+// lower returns the least rate under hi at which a bucket of size tokens
+// accepts every request the server accepted (hi where none does), by
+// bisection: one that accepts them at a rate does at any higher.
 func (s span) lower(size, hi float64) float64 {
-	top := min(hi, maxRate)
+	top := capped(hi)
 	if !s.accepts(size, top) {
 		return hi
 	}
@@ -100,8 +84,9 @@ func (s span) lower(size, hi float64) float64 {
 const boundsPrecision = 1e-4
 
 // accepts reports whether a bucket of size tokens at rate requests a
-// second accepts every accepted request of s (GCRA on the times sent, with
-// the jitter's tolerance more).
+// second accepts every accepted request of s: GCRA on the times sent, each
+// counted as far from the last as the jitter allows (a tolerance of the
+// jitter more), from full, or from a token at the anchor.
 func (s span) accepts(size, rate float64) bool {
 	interval := 1 / rate
 	tolerance := (size-1)*interval + s.jitter
@@ -149,18 +134,6 @@ func agreeing(kept, phase []sizeBounds) []sizeBounds {
 		}
 	}
 	return out
-}
-
-// given returns what the server gave in the phase s: the requests before
-// the refusal it did not refuse.
-func (s span) given() float64 {
-	n := 0.0
-	for _, r := range s.recs[:len(s.recs)-1] {
-		if !r.refused {
-			n++
-		}
-	}
-	return n
 }
 
 // bucketSizes returns the sizes of bucket the learner tells apart, up to

@@ -5,15 +5,13 @@ import (
 	"time"
 )
 
-// bucket is the client's token bucket, written as the time its next token
-// is due (the generic cell rate algorithm, GCRA): a request may go at t
-// when t ≥ due − tolerance, and then due = max(due, t) + interval. A
-// bucket of burst tokens has a tolerance of (burst−1)·interval; a negative
-// tolerance spaces requests by more than the interval. A bucket of one
-// token (no tolerance) may have a gap under its interval: a request let go
-// late (as a timer wakes) by up to the difference does not put the next
-// one back, which follows it no sooner than the gap, and the rate holds on
-// average. The zero value paces nothing.
+// bucket is the client's token bucket as the time its next token is due
+// (GCRA): a request may go at t ≥ due − tolerance, and then due =
+// max(due, t) + interval. A bucket of burst tokens has a tolerance of
+// (burst−1)·interval; a negative one spaces requests further. A bucket of
+// one may have a gap under its interval: a request let go late (as a timer
+// wakes) does not put the next back, which follows no sooner than the gap,
+// and the rate holds on average. The zero value paces nothing.
 type bucket struct {
 	interval  time.Duration // 0: no rate
 	tolerance time.Duration
@@ -21,10 +19,8 @@ type bucket struct {
 	due       time.Time
 }
 
-// maxSpan bounds every span a bucket holds: the interval, the tolerance
-// and the debt of limitTokens. A year is far inside time.Duration's range
-// (292 years) in every sum a bucket makes, whatever a server's headers
-// say, and no request waits so long.
+// maxSpan bounds every span a bucket holds: a year, far inside
+// time.Duration's range in every sum a bucket makes.
 const maxSpan = 365 * 24 * time.Hour
 
 // on reports whether the bucket paces anything.
@@ -47,8 +43,7 @@ func (b *bucket) earliest() time.Time {
 }
 
 // take spends a token for a request let go at t, and reports whether the
-// rate held it back: it went less than an interval after its token was
-// due, so the bucket was not full of tokens it did not use.
+// rate held it back: it went within an interval of its token.
 func (b *bucket) take(t time.Time) (paced bool) {
 	if !b.on() {
 		return false
@@ -79,16 +74,15 @@ func (b *bucket) least() time.Duration {
 	return b.interval
 }
 
-// empty leaves the bucket no token at now, as a server's bucket that
-// refused a request holds none; it refills from there.
+// empty leaves the bucket no token at now; it refills from there.
 func (b *bucket) empty(now time.Time) {
 	if b.on() {
 		b.due = later(b.due, now.Add(b.tolerance+b.interval))
 	}
 }
 
-// limitTokens leaves at most k tokens in the bucket at now; a k below 0
-// is a debt, repaid before the next request goes.
+// limitTokens leaves at most k tokens in the bucket at now (below 0: a
+// debt, repaid before the next request goes).
 func (b *bucket) limitTokens(now time.Time, k float64) {
 	if b.on() && b.tokens(now) > k {
 		b.due = now.Add(b.tolerance + b.interval - spanOf(k, b.interval))
@@ -101,10 +95,9 @@ func (b *bucket) tokens(now time.Time) float64 {
 	return min(full, full-float64(b.due.Sub(now))/float64(b.interval))
 }
 
-// set changes the rate (requests a second), the tolerance and the gap at now,
-// keeping the tokens the bucket holds (up to its new size; a full bucket
-// keeps the time it was full since); a rate of 0 or less turns it off. The interval is a nanosecond at least, and the
-// interval and the tolerance maxSpan at most.
+// set changes the rate (requests a second; 0 turns the bucket off), the
+// tolerance and the gap at now, keeping the tokens it holds (up to its
+// new size).
 func (b *bucket) set(now time.Time, rps float64, tolerance, gap time.Duration) {
 	if !(rps > 0) {
 		*b = bucket{}
@@ -124,19 +117,18 @@ func (b *bucket) set(now time.Time, rps float64, tolerance, gap time.Duration) {
 	}
 }
 
-// spanOf returns k intervals as a duration, within ±maxSpan.
+// spanOf returns k intervals, within ±maxSpan.
 func spanOf(k float64, interval time.Duration) time.Duration {
 	return time.Duration(min(max(k*float64(interval), -float64(maxSpan)), float64(maxSpan)))
 }
 
 // intervalAt returns the time between two requests at rps requests a
-// second (more than 0): a nanosecond at least, maxSpan at most.
+// second (more than 0), within a nanosecond and maxSpan.
 func intervalAt(rps float64) time.Duration {
 	return time.Duration(min(max(float64(time.Second)/rps, 1), float64(maxSpan)))
 }
 
-// toleranceOf returns the tolerance of a bucket of burst tokens an
-// interval apart, within maxSpan.
+// toleranceOf returns the tolerance of a bucket of burst tokens.
 func toleranceOf(burst float64, interval time.Duration) time.Duration {
 	return spanOf(burst-1, interval)
 }

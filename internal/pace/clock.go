@@ -18,13 +18,11 @@ const (
 	ForAnswer
 )
 
-// Clock is the time a [Gate] reads and waits on.
+// Clock is the time a [Gate] reads, and waits on: After returns a channel
+// that receives once the wait w of d has passed, and a function that
+// stops it (and reports whether it stopped it first).
 type Clock interface {
-	// Now returns the current time.
 	Now() time.Time
-	// After returns a channel that receives once the wait w of d has
-	// passed, and a function that stops it (it reports whether it
-	// stopped it first).
 	After(d time.Duration, w Wait) (<-chan time.Time, func() bool)
 }
 
@@ -41,11 +39,9 @@ func (Real) After(d time.Duration, _ Wait) (<-chan time.Time, func() bool) {
 }
 
 // Virtual is a clock that runs with the wall clock but skips the waits
-// its skip function names: a skipped wait moves its time forward by the
-// wait, at once. It is the clock of the clients package ugctest hands out,
-// which skip the pauses the fake's faults name and wait in real time for
-// a quota the test asked for. Time only moves forward: skipped waits that
-// overlap move it to the latest of their ends, not to their sum.
+// its skip function names, moving its time forward by the wait at once
+// (to the latest end of overlapping waits). It is the clock of ugctest's
+// clients, which skip the pauses the fake's faults name.
 type Virtual struct {
 	skip   func(Wait) bool
 	offset atomic.Int64 // nanoseconds ahead of the wall clock

@@ -8,21 +8,19 @@ import (
 	"time"
 )
 
-// Gate lets a client's requests go one at a time, in the order they came,
-// each when its Pacer allows, waiting on its Clock. Until the pacer is
-// active a request costs the pacer's record of it and nothing more.
+// Gate lets a client's requests go in the order they came, each when its
+// Pacer allows, waiting on its Clock (see the package documentation).
 type Gate struct {
 	pacer *Pacer
 	clock Clock
 
 	mu sync.Mutex
-	// served is the number of the place in line whose turn it is, issued
-	// the next number to give out; gone holds the places whose request
-	// left the line before its turn.
+	// served is the place whose turn it is, issued the next to give out;
+	// gone the places left before their turn; moved is closed, and
+	// replaced, each time the line moves on.
 	served, issued uint64
 	gone           map[uint64]bool
-	// moved is closed, and replaced, each time the line moves on.
-	moved chan struct{}
+	moved          chan struct{}
 
 	waited atomic.Int64 // nanoseconds requests waited for their turn, in all
 }
@@ -42,14 +40,10 @@ func (g *Gate) Clock() Clock { return g.clock }
 func (g *Gate) Waited() time.Duration { return time.Duration(g.waited.Load()) }
 
 // WaitError is a turn refused at once because it would have come later
-// than the caller could wait.
+// than the caller could wait (Limit): Wait is how long it would have
+// waited, Pause the part that is a pause a server named.
 type WaitError struct {
-	// Wait is how long the request would have waited for its turn, and
-	// Pause the part of it that is the client-wide pause a server named
-	// (the rest is the requests before it at the pacing rate).
-	Wait, Pause time.Duration
-	// Limit is how long the caller could wait.
-	Limit time.Duration
+	Wait, Pause, Limit time.Duration
 }
 
 // Error says how long the wait would have been.
@@ -59,12 +53,10 @@ func (e *WaitError) Error() string {
 
 // Turn waits for a request's turn and lets it go: it returns the
 // request's ticket, for [Pacer.Answered] or [Pacer.Lost], and how long it
-// waited. A turn that would come later than limit from now (a negative
-// limit: no bound but ctx's) is refused at once with a *WaitError; a
-// context that ends first ends the wait with ctx.Err(). Either way the
-// request holds no place. A wait for an answer ([Pacer.Hold]), whose
-// end is not known before it comes, ends at limit too, and the request
-// goes.
+// waited. A turn later than limit from now (negative: no bound but ctx's)
+// is refused at once with a *WaitError; a context that ends first ends the
+// wait with ctx.Err(); either way the request holds no place. A wait for
+// an answer ([Pacer.Hold]) ends at limit too, and the request goes.
 func (g *Gate) Turn(ctx context.Context, limit time.Duration) (Ticket, time.Duration, error) {
 	start := g.clock.Now()
 	if !g.pacer.Active() {
@@ -151,10 +143,8 @@ func (g *Gate) sleep(ctx context.Context, d time.Duration, w Wait) error {
 }
 
 // holdForAnAnswer waits, when the pacer holds the next request for an
-// answer ([Pacer.Hold]), until the next answer comes, the hold ends or
-// until (zero: no bound but ctx's) comes: past its bound a request goes,
-// as the bound is the caller's. It reports whether it waited, and
-// ctx.Err() if ctx ended first.
+// answer, until one comes, the hold ends or until does (zero: no bound
+// but ctx's). It reports whether it waited, and ctx.Err() if ctx ended.
 func (g *Gate) holdForAnAnswer(ctx context.Context, now, until time.Time) (bool, error) {
 	answered, end, held := g.pacer.Hold()
 	if !held || !now.Before(end) || !until.IsZero() && !now.Before(until) {
@@ -175,8 +165,7 @@ func (g *Gate) holdForAnAnswer(ctx context.Context, now, until time.Time) (bool,
 }
 
 // within returns a *WaitError when the request of place would get its
-// turn after until (zero: no bound), with the requests still in line
-// before it each taking its token in turn.
+// turn after until (zero: no bound), those in line before it first.
 func (g *Gate) within(now time.Time, place uint64, until time.Time) error {
 	if until.IsZero() {
 		return nil
@@ -202,8 +191,7 @@ func (g *Gate) ahead(place uint64) int {
 	return n
 }
 
-// leave gives up place: served on, the line moves; not yet, it is passed
-// over when its turn comes.
+// leave gives up place: the line moves on, now or when its turn comes.
 func (g *Gate) leave(place uint64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

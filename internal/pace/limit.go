@@ -8,22 +8,15 @@ import (
 	"time"
 )
 
-// Limit is what one answer said about the client's quota. Package ugc
-// exports the same fields as ugc.RateLimit, and converts between the two.
+// Limit is what one answer said about the client's quota: the fields of
+// ugc.RateLimit, which documents them (package ugc converts between the
+// two). Limit and Remaining are -1, the others zero, when not sent.
 type Limit struct {
-	// Policy is the name of the quota policy (RateLimit-Policy), "" if none.
-	Policy string
-	// Limit is the quota: requests allowed per Window; -1 when not sent.
-	Limit int
-	// Window is the policy's window; 0 when not sent.
-	Window time.Duration
-	// Remaining is how many requests the quota still allows; -1 when not
-	// sent.
-	Remaining int
-	// Reset is how long until the quota is restored; 0 when not sent.
-	Reset time.Duration
-	// RetryAfter is the wait the answer named (Retry-After); 0 for none.
-	RetryAfter time.Duration
+	Policy            string
+	Limit             int
+	Window            time.Duration
+	Remaining         int
+	Reset, RetryAfter time.Duration
 }
 
 // Rate returns the policy's rate in requests per second (Limit ÷ Window),
@@ -52,20 +45,18 @@ func (r Limit) NamedWait() time.Duration {
 // waited a day at most.
 const MaxNamedWait = 24 * time.Hour
 
-// Parse reads the rate-limit headers of h (by their canonical keys) at
-// time now: the IETF fields
-// RateLimit-Policy ("default";q=100;w=60) and RateLimit
-// ("default";r=40;t=30), their older draft form RateLimit-Limit, -Remaining
-// and -Reset, the common X-RateLimit-Limit, -Remaining and -Reset, and
-// Retry-After. Where the IETF fields and the X- ones both say something,
-// the IETF fields win, but for a finer X-RateLimit-Reset within the same
-// second as theirs. ok is false when h has none of them (a Retry-After
-// alone counts).
+// Parse reads the rate-limit headers of h (their canonical keys) at now:
+// the IETF fields RateLimit-Policy ("default";q=100;w=60) and RateLimit
+// ("default";r=40;t=30), their older draft form RateLimit-Limit,
+// -Remaining and -Reset, the common X-RateLimit-Limit, -Remaining and
+// -Reset, and Retry-After. Where the IETF fields and the X- ones both say
+// something, the IETF fields win, but for a finer X-RateLimit-Reset within
+// the same second as theirs. ok is false when h has none of them.
 func Parse(h http.Header, now time.Time) (rl Limit, ok bool) {
 	rl = Limit{Limit: -1, Remaining: -1}
 	// The X- fields first: the IETF ones, read after, win.
-	xReset, okX := readXRateLimit(h, now, &rl)
-	okDraft := readDraftRateLimit(h, &rl)
+	xReset, okX := readFields(h, "X-Ratelimit-", func(v string) time.Duration { return resetValue(v, now) }, &rl)
+	_, okDraft := readFields(h, "Ratelimit-", seconds, &rl)
 	okIETF := readIETFRateLimit(h, &rl)
 	if xReset > 0 && rl.Reset > xReset && rl.Reset-xReset < time.Second {
 		rl.Reset = xReset // the IETF fields have whole seconds: the same instant, said less precisely
@@ -74,35 +65,22 @@ func Parse(h http.Header, now time.Time) (rl Limit, ok bool) {
 	return rl, okX || okDraft || okIETF || okRetry
 }
 
-// readXRateLimit reads the X-RateLimit-* fields into rl, and returns the
-// reset they said (0 for none) and whether there was any.
-func readXRateLimit(h http.Header, now time.Time, rl *Limit) (reset time.Duration, ok bool) {
-	if v, found := h["X-Ratelimit-Limit"]; found {
+// readFields reads the fields prefix+"Limit", "Remaining" and "Reset"
+// into rl (the common X-RateLimit-*, or the older draft's RateLimit-*),
+// the reset by reset, and returns the reset (0 for none) and whether
+// there was any.
+func readFields(h http.Header, prefix string, reset func(string) time.Duration, rl *Limit) (r time.Duration, ok bool) {
+	if v, found := h[prefix+"Limit"]; found {
 		ok, rl.Limit = true, leadingInt(v[0])
 	}
-	if v, found := h["X-Ratelimit-Remaining"]; found {
+	if v, found := h[prefix+"Remaining"]; found {
 		ok, rl.Remaining = true, leadingInt(v[0])
 	}
-	if v, found := h["X-Ratelimit-Reset"]; found {
-		ok, reset = true, resetValue(v[0], now)
-		rl.Reset = reset
+	if v, found := h[prefix+"Reset"]; found {
+		ok, r = true, reset(v[0])
+		rl.Reset = r
 	}
-	return reset, ok
-}
-
-// readDraftRateLimit reads the older draft's RateLimit-Limit, -Remaining
-// and -Reset fields into rl, and reports whether there was any.
-func readDraftRateLimit(h http.Header, rl *Limit) (ok bool) {
-	if v, found := h["Ratelimit-Limit"]; found {
-		ok, rl.Limit = true, leadingInt(v[0])
-	}
-	if v, found := h["Ratelimit-Remaining"]; found {
-		ok, rl.Remaining = true, leadingInt(v[0])
-	}
-	if v, found := h["Ratelimit-Reset"]; found {
-		ok, rl.Reset = true, seconds(v[0])
-	}
-	return ok
+	return r, ok
 }
 
 // readIETFRateLimit reads the IETF RateLimit-Policy and RateLimit fields
@@ -148,12 +126,10 @@ func readRetryAfter(h http.Header, now time.Time, rl *Limit) bool {
 	return true
 }
 
-// ParseRetryAfter reads a Retry-After value, delay seconds or an HTTP date
-// (any of the three forms net/http reads), as a wait from now of at most
-// [MaxNamedWait]. A date names an instant to the second, and reaches the
-// client after its time in transit: one less than a second ahead, or
-// already past, is read as a wait of one second (0 seconds, though, is 0:
-// retry now). ok is false for a value that is neither.
+// ParseRetryAfter reads a Retry-After value, seconds or an HTTP date, as a
+// wait from now of [MaxNamedWait] at most. A date names an instant to the
+// second and comes after its transit: one under a second ahead, or past,
+// is a wait of a second. ok is false for a value that is neither.
 func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {

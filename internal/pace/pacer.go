@@ -9,60 +9,49 @@ import (
 )
 
 // Pacer decides when each request of a Client may be sent (see the
-// package documentation): it keeps the Client's token bucket inside the
-// quota in force, and holds every request through a pause a server named.
-// It reads no clock: every call is told the time. Safe for concurrent use;
-// a [Gate] does the waiting.
+// package documentation). It reads no clock: every call is told the time.
+// Safe for concurrent use; a [Gate] does the waiting.
 type Pacer struct {
-	// active is set once anything may make a request wait: until then a
-	// request costs one atomic load and its record.
-	active   atomic.Bool
+	active   atomic.Bool // anything may make a request wait
 	maxPause time.Duration
 
 	mu sync.Mutex
-	// configured is the quota the Client was given (WithRateLimit);
-	// announced the one the server's headers state (its size one more
-	// than the most Remaining showed); the learner's applies where the
-	// server announces none.
+	// the quotas: configured (WithRateLimit), stated by the server, and
+	// learned; the Client's bucket keeps inside the tightest (refresh)
 	configured, announced quota
 	learner               learner
-	// bucket is the Client's, inside the tightest of them (see refresh).
-	bucket bucket
-	// pauseUntil is the end of the client-wide pause, at most maxPause
-	// after the answer that started it; namedUntil is the end of the wait
-	// that answer named, which the calls that meet the pause are told.
+	bucket                bucket
+	// pauseUntil ends the client-wide pause, namedUntil the wait the
+	// answer that started it named (see New)
 	pauseUntil, namedUntil time.Time
 	inflight               int
 	lastSent               time.Time
-	// unanswered counts the requests let go before the first answer (or
-	// request lost): warm is set then.
+	// unanswered counts the requests let go before the first answer or
+	// loss, which warms the pacer (see coldStart)
 	unanswered int
 	warmed     bool
 	rtts       roundTrips
-	// answered, once Hold handed it out, is closed at the next answer.
-	answered chan struct{}
+	answered   chan struct{} // handed out by Hold, closed at the next answer
 
 	throttles, pauses atomic.Int64
 }
 
-// Headroom is how far under a known quota (configured or announced) the
-// Client's bucket keeps its rate, as a share of it: a request the server
-// counts a little late then still finds its token.
+// Headroom is how far under a quota the Client's bucket keeps its rate,
+// as a share of it: a request the server counts a little late still finds
+// its token, and one a timer sent late is followed on time.
 const Headroom = 0.03
 
-// DefaultMaxPause is how long one answer pauses a whole Client at most,
-// whatever wait it names (see [New]).
+// DefaultMaxPause bounds how long one answer pauses a Client (see [New]).
 const DefaultMaxPause = 5 * time.Minute
 
-// holdBound bounds a wait for an answer (see Hold): an answer slower than
-// that is not waited for.
+// holdBound bounds a wait for an answer (see Hold).
 const holdBound = time.Second
 
 // New returns a pacer for a Client configured with a quota of rps
-// requests a second in bursts of burst (rps 0: none), whose pauses last
-// maxPause at most (0: DefaultMaxPause): an answer that names a longer
-// wait pauses the Client that long, the calls that meet the pause are
-// told the wait it named, and the Client asks again when it ends.
+// requests a second in bursts of burst (rps 0: none). An answer that names
+// a wait pauses the Client maxPause at most (0: DefaultMaxPause); the
+// calls that meet the pause are told the wait it named, and the Client
+// asks again when it ends.
 func New(rps float64, burst int, maxPause time.Duration) *Pacer {
 	p := &Pacer{maxPause: maxPause}
 	if maxPause <= 0 {
@@ -127,9 +116,9 @@ func (p *Pacer) Send(now time.Time) Ticket {
 	return Ticket{Sent: now, id: p.learner.record(now, paced)}
 }
 
-// Hold reports whether the next request must wait for the answer to the
-// one in flight, and returns a channel closed at the next answer, and
-// when the hold ends without one: see holdsForAnswers, and coldStart.
+// Hold reports whether the next request waits for an answer (see
+// holdsForAnswers and coldStart): a channel closed at the next answer, and
+// when the hold ends without one.
 func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -143,43 +132,33 @@ func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 }
 
 // holdsForAnswers reports whether each request waits for the answer to
-// the one before it: the quota in force holds one token, so no spare
-// token absorbs a request the server counted late, and the answer shows
-// how late that may have been (see Answered); while the round trips are
-// not yet known, or all came back within the spacing (where they take
-// longer, requests overlap by design, and a hold would cut the rate to
-// one a round trip).
+// the one before it: under a quota of one token, while the round trips
+// are not known or all come back within the spacing (where they take
+// longer, requests overlap, and a hold would cut the rate to one a round
+// trip).
 func (p *Pacer) holdsForAnswers() bool {
 	return p.quotaSize() == 1 && p.bucket.on() && (!p.rtts.known() || p.rtts.slowest() < p.bucket.interval)
 }
 
 // coldStart reports whether the next request waits for the first answer:
-// under a configured quota, the Client sends its burst and no more until
-// an answer shows by when the server had counted it (a server slow to
-// take its first requests counts them late, and the spare token absorbs
-// one interval's lateness, no more).
+// under a configured quota, past the burst.
 func (p *Pacer) coldStart() bool {
 	return p.configured.rate > 0 && !p.warmed && p.unanswered >= max(p.configured.size-1, 1)
 }
 
-// Answer is what the pacer reads of an answer.
+// Answer is what the pacer reads of an answer: its status, and what its
+// headers said of the quota (Found: they said something).
 type Answer struct {
-	// Status is the HTTP status.
 	Status int
-	// Limit is what the headers said of the quota; Found is false when
-	// they said nothing.
-	Limit Limit
-	Found bool
+	Limit  Limit
+	Found  bool
 }
 
-// Effect is what an answer did to the pacing.
+// Effect is what an answer did: Throttled, a 429 or 503 that named the
+// wait Wait; Pause, the client-wide pause it started or lengthened.
 type Effect struct {
-	// Throttled: a 429, or a 503 that named a wait (Wait).
-	Throttled bool
-	Wait      time.Duration
-	// Pause is how long the client-wide pause this answer started or
-	// lengthened lasts (at most the pacer's bound); 0 for none.
-	Pause time.Duration
+	Throttled   bool
+	Wait, Pause time.Duration
 }
 
 // Answered takes the answer a, at now, to the request of ticket t.
@@ -222,8 +201,8 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 }
 
 // countedBy returns the latest the server may have counted the request
-// of ticket t, answered after rtt: its sending, plus what its round trip
-// took past the quickest (all of it until the round trips are known).
+// of ticket t, answered after rtt: sent, plus the round trip past the
+// quickest.
 func (p *Pacer) countedBy(t Ticket, rtt time.Duration) time.Time {
 	return t.Sent.Add(max(rtt-p.rtts.quickest(), 0))
 }
@@ -238,9 +217,9 @@ func (p *Pacer) Lost(now time.Time, t Ticket) {
 	p.warm(now)
 }
 
-// warm ends the cold start at the first answer (or request lost), at now:
-// the server had counted the requests let go before it by then, and the
-// Client's bucket refills from then, less a token for each of them.
+// warm ends the cold start at the first answer or loss, at now: the
+// server had counted the requests let go before it by then, and the
+// bucket refills from now, less a token for each.
 func (p *Pacer) warm(now time.Time) {
 	if !p.warmed && p.bucket.on() {
 		p.bucket.counted(now.Add(time.Duration(p.unanswered-1) * p.bucket.interval))
@@ -256,14 +235,10 @@ func (p *Pacer) wake() {
 	}
 }
 
-// announce takes what a server's headers said of its quota in the answer
-// to the request of ticket t, after rtt, at now, and returns the pause it
-// starts, if any. A policy (RateLimit-Policy, X-RateLimit-Limit per
-// window) is the quota in force, its size one more than the most
-// Remaining seen. Remaining is the server's tokens when it counted the
-// request: the Client's bucket holds no more than that, refilled since,
-// less the requests still in flight. With no policy, a Remaining of 0
-// pauses the Client until the reset.
+// announce takes what the headers of the answer to the request of ticket
+// t, after rtt, at now, said of the quota (see the package
+// documentation, "The model"), and returns the pause it starts: with no
+// policy stated, a Remaining of 0 pauses the Client until the reset.
 func (p *Pacer) announce(now time.Time, t Ticket, rtt time.Duration, l Limit) time.Duration {
 	p.active.Store(true)
 	if r := l.Rate(); r > 0 {
@@ -286,10 +261,9 @@ func (p *Pacer) announce(now time.Time, t Ticket, rtt time.Duration, l Limit) ti
 	return 0
 }
 
-// pause holds every request until now+d, but maxPause at most, unless a
-// pause already lasts longer, and returns how long the pause it started
-// or lengthened lasts. The Client's bucket is emptied, as the server's
-// that named the wait, and refills through the pause as the server's does.
+// pause holds every request until now+d, maxPause at most, unless a
+// pause already lasts longer, and returns the pause it started or
+// lengthened; it empties the bucket, which refills through it.
 func (p *Pacer) pause(now time.Time, d time.Duration) time.Duration {
 	if !now.Before(p.pauseUntil) {
 		p.namedUntil = time.Time{} // the last pause ended: the Client asked again
@@ -307,9 +281,8 @@ func (p *Pacer) pause(now time.Time, d time.Duration) time.Duration {
 	return d
 }
 
-// inForce returns the quota the Client keeps inside: the tightest of the
-// configured, the announced and, where none is announced, the learned;
-// learned reports whether the learned one set its rate.
+// inForce returns the tightest quota of the configured, the stated and,
+// where none is stated, the learned; learned: the learned sets its rate.
 func (p *Pacer) inForce() (q quota, learned bool) {
 	sources := []quota{p.configured, p.announced}
 	if p.announced.rate == 0 {
@@ -326,23 +299,15 @@ func (p *Pacer) inForce() (q quota, learned bool) {
 	return q, learned
 }
 
-// quotaSize returns the size of the quota in force; 0 when none, or none
-// known.
+// quotaSize returns the size of the quota in force; 0: none known.
 func (p *Pacer) quotaSize() int {
 	q, _ := p.inForce()
 	return q.size
 }
 
-// refresh sets the Client's bucket, at now, inside the quota in force: its
-// rate the headroom under the quota's, and its tolerance the quota's less
-// a token (the spare token), or less the jitter in transit where that is
-// more. A learned quota is a bucket on the times the client sends, the
-// jitter in it already, at a rate on the low side of what the phases
-// prove: it keeps the spare token only. A bucket of one has no token to
-// spare: it holds each request for the answer before it (see Hold), or,
-// where the answers take longer than its spacing, spaces the requests by
-// the jitter more. While the size is not known (the learner ramps),
-// requests go one at a time.
+// refresh sets the Client's bucket inside the quota in force, at now (see
+// the package documentation, "The Client's bucket"). While no size is
+// known (the learner ramps), requests go one at a time.
 func (p *Pacer) refresh(now time.Time) {
 	q, learned := p.inForce()
 	if q.rate == 0 {
@@ -367,15 +332,14 @@ func (p *Pacer) refresh(now time.Time) {
 	}
 }
 
-// PauseLeft returns how long the client-wide pause lasts after now.
+// PauseLeft returns how long the pause lasts after now.
 func (p *Pacer) PauseLeft(now time.Time) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return max(p.pauseUntil.Sub(now), 0)
 }
 
-// Rate returns the rate the Client's bucket allows, in requests a second;
-// 0 when none applies.
+// Rate returns the bucket's rate, in requests a second; 0: none.
 func (p *Pacer) Rate() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()

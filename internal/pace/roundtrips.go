@@ -5,11 +5,9 @@ import (
 	"time"
 )
 
-// roundTrips are the round trips of the last answers: 64, so that their
-// least is near the round trip without jitter, and their spread near the
-// most the jitter in transit moves a request. The ring keeps the order
-// they came in, to drop the oldest; sorted keeps the same ones in order of
-// length.
+// roundTrips are the round trips of the last 64 answers: their least is
+// near the round trip without jitter, their spread near the most the
+// jitter moves a request. ring keeps their order, sorted their lengths.
 type roundTrips struct {
 	ring   [64]time.Duration
 	sorted [64]time.Duration
@@ -36,9 +34,8 @@ func (r *roundTrips) take(rtt time.Duration) {
 func (r *roundTrips) known() bool { return r.taken >= len(r.ring)/4 }
 
 // quickest returns the quickest a round trip may take, once known: under
-// the least of the recent ones by as much as the fifth least is over it,
-// as the next may be quicker than any of them; 0 before, as the whole of
-// a round trip may be jitter.
+// the least by as much as the fifth least is over it (the next may be
+// quicker than any); 0 before, as a whole round trip may be jitter.
 func (r *roundTrips) quickest() time.Duration {
 	if !r.known() {
 		return 0
@@ -47,7 +44,7 @@ func (r *roundTrips) quickest() time.Duration {
 	return max(least-(r.sorted[min(r.taken, len(r.ring))/16]-least), 0)
 }
 
-// slowest returns the most recent round trips took.
+// slowest returns the longest recent round trip.
 func (r *roundTrips) slowest() time.Duration {
 	if r.taken == 0 {
 		return 0

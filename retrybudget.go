@@ -1,27 +1,26 @@
-package pace
+package ugc
 
 import (
 	"sync"
 	"sync/atomic"
 )
 
-// RetryBudget is a client's budget of retries for failures that are not
-// throttles (5xx, connection errors, bodies cut short), shared by every
-// call, as the AWS SDKs' retry quota and gRPC's retry throttling do: each
-// such retry takes one token; a call that succeeds gives back the tokens
-// its retries took and a fifth of a token more. While a server is down,
-// the budget runs out and calls fail at their first error instead of
-// multiplying the load by their retries; successes refill it.
-type RetryBudget struct {
+// retryBudget is a Client's budget of retries for failures that are not
+// throttles (see WithRetryBudget), as the AWS SDKs' retry quota and
+// gRPC's retry throttling: each retry takes a token; a call that succeeds
+// gives back its retries' tokens and a fifth more. While a server is down
+// it runs out, and calls fail at their first error instead of multiplying
+// the load.
+type retryBudget struct {
 	mu     sync.Mutex
 	tokens float64
 	max    float64 // 0: no budget, every retry is allowed
 	full   atomic.Bool
 }
 
-// NewRetryBudget returns a budget of n tokens; 0 allows every retry.
-func NewRetryBudget(n int) *RetryBudget {
-	b := &RetryBudget{tokens: float64(n), max: float64(n)}
+// newRetryBudget returns a budget of n tokens; 0 allows every retry.
+func newRetryBudget(n int) *retryBudget {
+	b := &retryBudget{tokens: float64(n), max: float64(n)}
 	b.full.Store(true)
 	return b
 }
@@ -30,7 +29,7 @@ func NewRetryBudget(n int) *RetryBudget {
 const retryRefill = 0.2
 
 // Take takes a token for one retry, and reports whether there was one.
-func (b *RetryBudget) Take() bool {
+func (b *retryBudget) Take() bool {
 	if b.max == 0 {
 		return true
 	}
@@ -46,7 +45,7 @@ func (b *RetryBudget) Take() bool {
 
 // Succeeded gives back the tokens of a call that succeeded after retries
 // retries.
-func (b *RetryBudget) Succeeded(retries int) {
+func (b *retryBudget) Succeeded(retries int) {
 	if b.max == 0 || retries == 0 && b.full.Load() {
 		return // the common case costs one atomic load
 	}
