@@ -849,3 +849,83 @@ func TestKitClientsWaitForTheFirstAnswerInRealTime(t *testing.T) {
 		}
 	}
 }
+
+// TestAHandlerIsToldTheTrueWait: a 429 naming two seconds pauses the
+// Client, and the call it answered waits in line for the pause's end. 200
+// handler calls that may wait 300 ms are each refused at once, each told
+// the true wait: the pause, and the requests still in line before it (a
+// caller that leaves holds no place in line: the old gate told each an
+// interval more per caller before it, up to 27 s). Five patient calls
+// (5 s) that come after them go when the pause ends. It takes the two
+// seconds of the pause.
+func TestAHandlerIsToldTheTrueWait(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, func(k int64, w http.ResponseWriter) {
+		if k == 1 {
+			throttle(w, 2*time.Second)
+			return
+		}
+		ok(w)
+	})
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRetryWait(0, 0))
+	require.NoError(t, err)
+	first := make(chan error, 1)
+	go func() { _, err := c.Posts(context.Background(), nil); first <- err }()
+	require.Eventually(t, func() bool { return len(srv.requests()) == 1 }, 5*time.Second, time.Millisecond)
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Posts(context.Background(), nil, ugc.WithThrottleBudget(300*time.Millisecond))
+			var te *ugc.ThrottleError
+			if assert.ErrorAs(t, err, &te) {
+				// the pause, and the retry in line before it (and the
+				// odd call not yet gone) at the rate the Client ramps
+				// up from: 16 a second
+				assert.LessOrEqual(t, te.Wait, 2500*time.Millisecond, "however many left before")
+			}
+		}()
+	}
+	wg.Wait()
+	for range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Posts(context.Background(), nil, ugc.WithThrottleBudget(5*time.Second))
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, <-first)
+}
+
+// TestOneAnswerCannotPauseAClientForADay: a 429 whose Retry-After names a
+// day (86400000 s, read as a day at most) pauses the Client for
+// WithMaxPause only. Calls that meet the pause fail at once, told the day;
+// one whose budget holds the day waits out the bound, and the Client asks
+// the server again, which now answers; later calls go. The test kit skips
+// the waits.
+func TestOneAnswerCannotPauseAClientForADay(t *testing.T) {
+	t.Parallel()
+	for _, retryAfter := range []string{"86400000", "Fri, 31 Dec 9999 23:59:59 GMT"} {
+		srv := ugctest.NewServer(t)
+		srv.FailNext(1, ugctest.RateLimit(retryAfter))
+		c := srv.Client(ugc.WithMaxPause(time.Minute))
+		_, err := c.Posts(context.Background(), nil)
+		var te *ugc.ThrottleError
+		require.ErrorAs(t, err, &te, "Retry-After: %s", retryAfter)
+		assert.Equal(t, 24*time.Hour, te.Wait)
+
+		_, err = c.Posts(context.Background(), nil)
+		require.ErrorAs(t, err, &te, "a call that meets the pause")
+		assert.Greater(t, te.Wait, time.Hour, "told the wait the server named")
+		assert.Len(t, srv.Requests(), 1, "and sent nothing")
+
+		_, err = c.Posts(context.Background(), nil, ugc.WithThrottleBudget(25*time.Hour))
+		require.NoError(t, err, "the bound passed: the Client asked again")
+		_, err = c.Posts(context.Background(), nil)
+		require.NoError(t, err, "and goes on")
+		assert.Len(t, srv.Requests(), 3)
+	}
+}

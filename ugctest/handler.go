@@ -144,12 +144,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if q != nil {
 		q.setHeaders(w.Header(), quota)
 	}
-	if stalled > 0 {
-		w.Header()[stalledHeader] = []string{stalled.String()}
-	}
-	if fault.Kind != 0 && kitStall(r) {
-		w.Header()[faultHeader] = []string{fault.Kind.String()}
-	}
+	kitHeaders(w.Header(), r, fault, stalled)
 	write(w, resp, fault)
 }
 

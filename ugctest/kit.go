@@ -114,6 +114,17 @@ func (k kitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return nil, context.DeadlineExceeded
 }
 
+// kitHeaders tells a kit client, on the answer to its request r, the
+// stall a fault answered at once, and that a fault gave the answer.
+func kitHeaders(h http.Header, r *http.Request, f Fault, stalled time.Duration) {
+	if stalled > 0 {
+		h[stalledHeader] = []string{stalled.String()}
+	}
+	if f.Kind != 0 && kitStall(r) {
+		h[faultHeader] = []string{f.Kind.String()}
+	}
+}
+
 // kitStall reports whether a stall fault on r is answered at once: r
 // comes from a kit client.
 func kitStall(r *http.Request) bool { return r.Header.Get(kitHeader) != "" }

@@ -149,3 +149,22 @@ func TestUgctestStallCostsWhatServerClientSays(t *testing.T) {
 	assert.NotErrorIs(t, err, ugc.ErrAttemptTimeout, "the caller's deadline")
 	assert.GreaterOrEqual(t, time.Since(start), deadline, "waited out until the deadline")
 }
+
+// TestUgctest_AFaultsPauseIsSkippedUnderAQuota: a fault's named wait costs
+// no real time under a quota the test asked for either: the retry after
+// RateLimit("2") reaches the server milliseconds after the throttle, not
+// two seconds (a bound of a second, far from both).
+func TestUgctest_AFaultsPauseIsSkippedUnderAQuota(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithQuota(1000, 10))
+	srv.FailNext(1, ugctest.RateLimit("2"))
+	var seen attempts
+	_, err := srv.Client(ugc.WithAttemptObserver(seen.observe)).Posts(t.Context(), nil)
+	require.NoError(t, err)
+	all := seen.list()
+	require.Len(t, all, 2)
+	assert.Equal(t, 2*time.Second, all[0].Pause, "reported in the time the fault named")
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Less(t, reqs[1].Arrived.Sub(reqs[0].Arrived), time.Second, "the retry did not wait the two seconds")
+}

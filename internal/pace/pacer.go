@@ -96,8 +96,11 @@ func (p *Pacer) WaitFor(now time.Time, ahead int) (wait, pause time.Duration) {
 	}
 	wait = pause
 	if p.bucket.on() {
-		due := p.bucket.earliest().Add(time.Duration(min(ahead, math.MaxInt32)) * p.bucket.interval)
-		wait = max(wait, due.Sub(now))
+		// from when the first may go, the tokens the bucket then holds go
+		// together, and the rest an interval apart
+		start := later(now, later(p.pauseUntil, p.bucket.earliest()))
+		after := max(float64(ahead)-math.Floor(p.bucket.tokens(start))+1, 0)
+		wait = max(wait, start.Add(spanOf(after, p.bucket.interval)).Sub(now))
 	}
 	return wait, pause
 }
