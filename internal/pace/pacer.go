@@ -85,9 +85,8 @@ func (p *Pacer) Earliest(now time.Time) time.Time {
 }
 
 // WaitFor returns how long a request with ahead requests before it in
-// line would wait at now, as things stand, and the part of it that is the
-// pause a server named. During a pause, that is the wait the server named,
-// though the Client asks again when the pause ends (see [New]).
+// line would wait at now, and the part of it that is a pause: during a
+// pause, the wait the server named (see [New]).
 func (p *Pacer) WaitFor(now time.Time, ahead int) (wait, pause time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -96,8 +95,7 @@ func (p *Pacer) WaitFor(now time.Time, ahead int) (wait, pause time.Duration) {
 	}
 	wait = pause
 	if p.bucket.on() {
-		// from when the first may go, the tokens the bucket then holds go
-		// together, and the rest an interval apart
+		// the tokens it holds when the first may go go together
 		start := later(now, later(p.pauseUntil, p.bucket.earliest()))
 		after := max(float64(ahead)-math.Floor(p.bucket.tokens(start))+1, 0)
 		wait = max(wait, start.Add(spanOf(after, p.bucket.interval)).Sub(now))
