@@ -65,10 +65,9 @@ func New(rps float64, burst int, maxPause time.Duration) *Pacer {
 	return p
 }
 
-// Ticket is a request's place in the pacer's record, from its sending to
-// its answer.
+// Ticket is a request's place in the pacer's record: Sent is when it was
+// let go.
 type Ticket struct {
-	// Sent is when the request was let go.
 	Sent time.Time
 	id   int
 }
