@@ -202,10 +202,8 @@ type DecodeError struct {
 	StatusCode int
 	Snippet    string // the start of the body, printable, the API key masked
 	Err        error
-	// Header holds the response headers, the API key masked.
-	Header http.Header
-	// Attempts is how many attempts the call made, the last one included.
-	Attempts int
+	Header     http.Header // the API key masked
+	Attempts   int         // the call's, the last one included
 }
 
 // RequestID returns the answer's request ID, or "" (see [RequestID]).

@@ -590,10 +590,9 @@ func WithMaxPause(d time.Duration) Option {
 }
 
 // WithRetryBudget sets the Client's budget of retries for failures that are
-// not throttles (5xx, connection errors, bodies cut short): each retry takes
-// one of n tokens, and a call that succeeds gives back its retries' and a
-// fifth more. While a server is down, calls then fail at their first error,
-// matching [ErrRetryBudgetExhausted], instead of multiplying the load. A local
+// not throttles: each retry takes one of n tokens, and a call that succeeds
+// gives back its retries' and a fifth more. Once it runs out (a server down),
+// calls fail at their first error, matching [ErrRetryBudgetExhausted]. A local
 // resource running out (too many open files, no ephemeral port) takes no
 // token. Default: [DefaultRetryBudget]; 0 turns it off.
 //

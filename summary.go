@@ -18,13 +18,10 @@ type WalkSummary struct {
 	Pages, Requests, Retries, Posts int
 	// CountAtStart and CountAtEnd are the first and the last page's count.
 	CountAtStart, CountAtEnd int
-	// What the walk forgave or repaired: pages shorter than their limit
-	// that gave a next link (read on); next links whose skip did not match
-	// the posts, or null before the count (read on from the posts);
-	// next links that left out the caller's query (restored); counts that
-	// disagreed with where the list ends (ignored); pages not where they
-	// were asked for, and the re-reads that found the walk's place;
-	// pages whose place could not be checked; posts dropped as repeats.
+	// What the walk forgave or repaired: short pages that gave a next
+	// link, next links it corrected or restored the query of, counts
+	// that disagreed with the list's end, pages not where asked (and
+	// their re-reads), pages it could not place, posts dropped as repeats.
 	ShortPages, NextCorrected, QueryRestored, CountMismatches, Reanchors, Unverified, Repeats int
 	// Deviations are the first 100 of the pages' [Page.Deviations], and
 	// DeviationCount the number of all of them.
