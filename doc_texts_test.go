@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/ast"
 	"go/doc/comment"
 	"go/parser"
 	"go/token"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -125,4 +127,116 @@ func keys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// exportedDocQuotes returns the error texts ("ugc: ...", in double quotes)
+// that the doc comments of the package's exported declarations quote, by
+// the declaration's name.
+func exportedDocQuotes(t *testing.T) map[string][]string {
+	t.Helper()
+	entries, err := os.ReadDir(".")
+	require.NoError(t, err)
+	quote := regexp.MustCompile(`"(ugc: [^"]*)"`)
+	out := map[string][]string{}
+	add := func(name string, doc *ast.CommentGroup) {
+		recv, method, isMethod := strings.Cut(name, ".")
+		if doc == nil || !ast.IsExported(recv) || isMethod && !ast.IsExported(method) {
+			return
+		}
+		for _, m := range quote.FindAllStringSubmatch(strings.ReplaceAll(doc.Text(), "\n", " "), -1) {
+			out[name] = append(out[name], m[1])
+		}
+	}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") || e.Name() == "doc.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, e.Name(), nil, parser.ParseComments)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				add(declName(d), d.Doc)
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch spec := spec.(type) {
+					case *ast.TypeSpec:
+						add(spec.Name.Name, spec.Doc)
+						add(spec.Name.Name, d.Doc)
+					case *ast.ValueSpec:
+						add(spec.Names[0].Name, spec.Doc)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// quotedErrorTexts are the errors of the cases the exported docs quote,
+// by the declaration whose doc quotes them.
+func quotedErrorTexts(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+
+	// A 500 with a request ID, retried to the end (APIError.Error).
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Request-Id", "edge-1")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, `"Something went wrong"`)
+	}))
+	t.Cleanup(api.Close)
+	c, err := ugc.NewClient(api.URL, "test-key", ugc.WithRetryWait(0, 0))
+	require.NoError(t, err)
+	_, err = c.Posts(context.Background(), nil)
+	require.Error(t, err)
+	out["APIError.Error"] = err.Error()
+
+	// A deadline that passes during the first attempt (Client.Posts).
+	slow := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	t.Cleanup(slow.Close)
+	c, err = ugc.NewClient(slow.URL, "test-key")
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = c.Posts(ctx, nil)
+	require.Error(t, err)
+	out["Client.Posts"] = err.Error()
+	return out
+}
+
+// TestExportedDocsQuoteTheErrorsTheCodeGives: an error text that an
+// exported identifier's doc quotes is the one the code gives.
+func TestExportedDocsQuoteTheErrorsTheCodeGives(t *testing.T) {
+	t.Parallel()
+	quotes := exportedDocQuotes(t)
+	produced := quotedErrorTexts(t)
+	for name, texts := range quotes {
+		for _, text := range texts {
+			if name == "FilterError.Error" && text == "ugc: invalid filter: " { // FilterError.Error: a prefix, then the server's message
+				continue
+			}
+			got, ok := produced[name]
+			if assert.True(t, ok, "%s's doc quotes %q, which no case of this test produces: add one", name, text) {
+				assert.Equal(t, text, got, "%s's doc quotes an error the code does not give", name)
+			}
+		}
+	}
+	assert.Len(t, quotes, len(produced)+1, "every case of this test is quoted by a doc")
+}
+
+// declName is a function's name, or a method's as Type.Method.
+func declName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return fn.Name.Name
+	}
+	typ := fn.Recv.List[0].Type
+	if star, ok := typ.(*ast.StarExpr); ok {
+		typ = star.X
+	}
+	if id, ok := typ.(*ast.Ident); ok {
+		return id.Name + "." + fn.Name.Name
+	}
+	return fn.Name.Name
 }
