@@ -107,7 +107,8 @@ func producedTexts(t *testing.T) []string {
 // doc.go quotes is one the code produces in the case the doc describes,
 // word for word but for timings.
 func TestDocQuotedTextsAreWhatTheCodeSays(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it takes milliseconds, and its servers' goroutines
+	// would compete with the timing of the rate-limit tests.
 	quoted := docTextLines(t)
 	require.GreaterOrEqual(t, len(quoted), 5, "doc.go's quoted texts were found")
 	produced := map[string]bool{}
@@ -209,7 +210,7 @@ func quotedErrorTexts(t *testing.T) map[string]string {
 // TestExportedDocsQuoteTheErrorsTheCodeGives: an error text that an
 // exported identifier's doc quotes is the one the code gives.
 func TestExportedDocsQuoteTheErrorsTheCodeGives(t *testing.T) {
-	t.Parallel()
+	// Not parallel, as TestDocQuotedTextsAreWhatTheCodeSays.
 	quotes := exportedDocQuotes(t)
 	produced := quotedErrorTexts(t)
 	for name, texts := range quotes {
