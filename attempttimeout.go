@@ -8,12 +8,9 @@ import (
 	"time"
 )
 
-// ErrAttemptTimeout matches the error of an attempt that ran past its
-// bound ([WithAttemptTimeout]) while the caller's context was still alive:
-// the server was too slow for one attempt, not the caller out of time. The
-// error still matches context.DeadlineExceeded, for code that checks that.
-// A caller's own deadline never gives ErrAttemptTimeout (see
-// [Client.Posts] for what it gives).
+// ErrAttemptTimeout matches an attempt that ran past [WithAttemptTimeout]
+// while the caller's context was alive; it also matches
+// context.DeadlineExceeded. A caller's own deadline never gives it.
 var ErrAttemptTimeout = errors.New("ugc: attempt timed out")
 
 // errAttemptDeadline is the cause of an attempt's context that ended at the

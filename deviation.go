@@ -9,29 +9,15 @@ import (
 )
 
 // Deviation is one place where a page differed from the contract and the
-// client read it anyway (see [Page.Deviations]): a post with a value of
-// another type, a timestamp in another form, a required field missing, a
-// member sent twice, a node that could not be a post at all; or, for the
-// page itself, a count sent as a string or a leading byte-order mark.
+// client read it anyway (see [Page.Deviations]).
 type Deviation struct {
-	// Index is the node's index in the page's nodes as sent; -1 for a
-	// deviation of the page itself.
-	Index int
-	// PostID is the post's id, "" when it had none (or not yet read).
-	PostID string
-	// Path is the JSON path of the value, from the page: for example
-	// "nodes[3].taggedProducts[0].product.price.price", or "count"; ""
-	// for the page as a whole (a byte-order mark).
-	Path string
-	// Sent is the start of the value as sent, printable; "" when it was
-	// missing.
-	Sent string
-	// Kept says what the post holds instead: the value as read (for
-	// example 10 for "10"), "zero value", "[]", or, for a node left out of
-	// the page, "node dropped: ...".
-	Kept string
-	// Dropped is set for a node that could not be a post (not an object,
-	// or no usable id): it is not in the page's Nodes.
+	Index  int    // the node's index in the page's nodes; -1: the page itself
+	PostID string // the post's id; "" if none
+	Path   string // the value's JSON path, e.g. "nodes[3].createdAt"
+	Sent   string // the start of the value as sent; "" when missing
+	Kept   string // what the post holds instead, e.g. "zero value"
+	// Dropped is set for a node that could not be a post, left out of
+	// the page's Nodes.
 	Dropped bool
 }
 

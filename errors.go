@@ -13,25 +13,19 @@ import (
 
 // Sentinels for errors.Is. An [*APIError] matches the one for its status.
 //
-// What the SDK refuses before any request matches one of two sentinels, so
-// that a service tells its own caller's mistake (answer 400) from a bug in
-// its own code or configuration (answer 500, and fix it) without reading
-// message text. [ErrInvalidParams] is for the values a service passes on
-// from its caller: a position, a resource, a selection. [ErrMisuse] is for
-// everything the program itself decides: how it calls, how much it asks
-// for, its options, headers and contexts.
+// What the SDK refuses before any request matches one of two, so that a
+// service tells its caller's mistake (answer 400) from its own (answer 500,
+// and fix it) without reading message text:
 //
 //	refused before any request                        matches
 //	a cursor altered, or for another list             ErrInvalidParams (and ErrBadCursor)
 //	a gallery ID: "", ".", "..", control characters   ErrInvalidParams
-//	a filter the server would reject (*FilterError):  ErrInvalidParams
-//	  a label ID not 24 hexadecimal characters, ...
+//	a filter the server would reject (*FilterError)   ErrInvalidParams
 //	a negative Limit or Skip                          ErrMisuse
 //	an Include other than IncludeLabels               ErrMisuse
 //	an Option at a level it does not belong to, nil,  ErrMisuse
 //	  or given a value it cannot take
-//	a reserved header (WithHeader: x-api-key,         ErrMisuse
-//	  User-Agent, Host)
+//	a reserved header (x-api-key, User-Agent, Host)   ErrMisuse
 //	a nil context                                     ErrMisuse
 //	ResumeFrom with params that contradict the        ErrMisuse
 //	  checkpoint's query
@@ -39,10 +33,9 @@ import (
 //	NewClient: an empty or malformed API key or base  ErrMisuse
 //	  URL, or a bad option
 //
-// A service that takes a limit, a skip or an include from its own caller
-// checks them itself (and answers 400) before it calls the SDK. A next URL
-// or checkpoint the client refuses (another origin or endpoint) matches
-// [ErrBadNext], neither of the two.
+// A service that takes a limit, a skip or an include from its caller checks
+// them itself. A next URL or checkpoint the client refuses matches
+// [ErrBadNext].
 var (
 	// ErrBadRequest matches an APIError with status 400.
 	ErrBadRequest = errors.New("ugc: bad request")
@@ -51,30 +44,21 @@ var (
 	// ErrNotFound matches an APIError with status 404.
 	ErrNotFound = errors.New("ugc: not found")
 	// ErrRateLimited matches an APIError with status 429, and a
-	// [*ThrottleError]: a call that would have waited for the quota
-	// longer than it may.
+	// [*ThrottleError].
 	ErrRateLimited = errors.New("ugc: rate limited")
-	// ErrRetryBudgetExhausted matches the error of a call that was not
-	// retried because the Client's retry budget ran out (see
-	// [WithRetryBudget]); errors.As still reaches the attempt's error.
+	// ErrRetryBudgetExhausted matches a call not retried because the
+	// Client's [WithRetryBudget] ran out; errors.As reaches its error.
 	ErrRetryBudgetExhausted = errors.New("ugc: the client's retry budget is exhausted")
 	// ErrServer matches an APIError with any 5xx status.
 	ErrServer = errors.New("ugc: server error")
-	// ErrInvalidParams matches input a service passes on from its own
-	// caller, refused before any request: a cursor, a gallery ID, a
-	// filter (a [*FilterError]). The table of the sentinels'
-	// documentation lists every case; a service answers its caller 400.
+	// ErrInvalidParams matches the caller's input refused before any
+	// request: a cursor, a gallery ID, a filter (see the table above).
 	ErrInvalidParams = errors.New("ugc: invalid parameters")
-	// ErrMisuse matches a programming or configuration error in the code
-	// that calls the SDK, refused before any request: a negative limit, an
-	// option at the wrong level, a reserved header, a nil context, a bad
-	// NewClient argument. The table of the sentinels' documentation
-	// lists every case; a service answers 500 and fixes its code, never
-	// its caller 400.
+	// ErrMisuse matches the program's own mistake refused before any
+	// request (see the table above).
 	ErrMisuse = errors.New("ugc: misuse")
-	// ErrForeignRedirect matches a redirect to an origin other than the base
-	// URL's, which the client refuses so that the API key stays on that
-	// origin. It is never retried.
+	// ErrForeignRedirect matches a redirect to another origin than the
+	// base URL's, refused so that the API key stays there; not retried.
 	ErrForeignRedirect = errors.New("ugc: redirect to another origin refused: the API key is only sent to the base URL's origin")
 )
 
@@ -97,28 +81,19 @@ func (e *misusedError) Is(target error) bool { return target == ErrMisuse }
 // snippetLen is how much of an unexpected body an error quotes.
 const snippetLen = 120
 
-// APIError is a non-2xx answer from the API.
-//
-// Message is the error text: the API sends it as a bare JSON string (for
-// example "No valid API key provided" with 401), which is decoded; a short
-// printable body that is not JSON (a text/plain answer) is the message as it
-// is; any other body (a proxy's HTML page, an empty body) gives a short,
-// printable snippet of it instead. Body holds the raw body, up to the
-// client's size cap. The API key is masked in Message, Body and Header, in
-// every encoding a server may echo it in (raw, JSON-escaped, URL-encoded).
+// APIError is a non-2xx answer from the API. Message is the API's JSON
+// string decoded, a short text/plain body as it is, or else a printable
+// snippet of the body (a proxy's HTML page). Body is the raw body, up to the
+// size cap. The API key is masked in Message, Body and Header.
 type APIError struct {
 	Method     string // "GET"
 	Endpoint   string // the path of the request, without the query
 	StatusCode int
 	Message    string
 	Body       []byte
-	// Header holds the response headers of the last attempt.
-	Header http.Header
-	// RetryAfter is the last answer's Retry-After (seconds or HTTP date) as
-	// a duration; 0 when it had none.
-	RetryAfter time.Duration
-	// Attempts is how many attempts the call made, the last one included.
-	Attempts int
+	Header     http.Header   // the last answer's
+	RetryAfter time.Duration // the last answer's Retry-After; 0: none
+	Attempts   int           // the call's, the last one included
 }
 
 // maxPlainMessage is the longest non-JSON body kept as the message as it is.
@@ -150,9 +125,10 @@ func isPlainText(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
 }
 
-// Error returns "ugc: GET /v1/posts: 401 Unauthorized (request ID
-// edge-1): No valid API key provided (after 5 attempts)": the request ID
-// when the answer carried one, the attempts when the call was retried.
+// Error returns, for example, "ugc: GET /v1/posts: 500 Internal Server
+// Error (request ID edge-1): Something went wrong (after 5 attempts)": the
+// request ID when the answer carried one, the attempts when the call was
+// retried.
 func (e *APIError) Error() string {
 	s := fmt.Sprintf("ugc: %s %s: %d %s%s: %s", e.Method, e.Endpoint, e.StatusCode, http.StatusText(e.StatusCode), requestIDNote(e.Header), e.Message)
 	if e.Attempts > 1 {
@@ -165,14 +141,11 @@ func (e *APIError) Error() string {
 // in the order [RequestID] looks for them.
 var requestIDHeaders = []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Request-Id", "X-Correlation-Id", "Request-Id", "X-Trace-Id", "Cf-Ray"}
 
-// RequestID returns the ID the server or a proxy gave the answer err
-// carries, or "": the first of X-Request-Id, X-Amzn-RequestId,
-// X-Amz-Request-Id, X-Correlation-Id, Request-Id, X-Trace-Id and CF-Ray,
-// the API key masked. It unwraps err, wrapped or not, to the first
-// [*APIError], [*DecodeError] or [*ThrottleError] (its last throttled
-// answer's; "" when it sent nothing), each of which has the method too.
-// The same ID is in the error's text, [AttemptInfo.RequestID], the log
-// line ([WithLogger]) and otelugc's span.
+// RequestID returns the request ID of the answer err carries, or "": the
+// first of X-Request-Id, X-Amzn-RequestId, X-Amz-Request-Id,
+// X-Correlation-Id, Request-Id, X-Trace-Id and CF-Ray, the API key masked.
+// It finds the first [*APIError], [*DecodeError] or [*ThrottleError] in
+// err's chain; each has the method too.
 func RequestID(err error) string {
 	var r interface{ RequestID() string }
 	if errors.As(err, &r) {
@@ -181,8 +154,7 @@ func RequestID(err error) string {
 	return ""
 }
 
-// RequestID returns the ID the server or a proxy gave the failed request,
-// or "" if none (see [RequestID]).
+// RequestID returns the answer's request ID, or "" (see [RequestID]).
 func (e *APIError) RequestID() string { return requestID(e.Header) }
 
 func requestID(h http.Header) string {
@@ -220,35 +192,25 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
-// DecodeError is a 2xx answer that holds no page: a body cut short or
-// over the size cap ([WithMaxResponseBytes]), a body that is not valid
-// JSON (HTML, text), or a page whose envelope cannot be read (count, next
-// or nodes missing, null or of another type). Inside the nodes the reader
-// is tolerant: a post with a field missing, null or of another type is
-// kept with what could be read, and the deviation is on the page
-// ([Page.Deviations]), not an error; with [WithStrictDecoding] every such
-// deviation is a DecodeError too. The page it came from is never returned
-// in part.
+// DecodeError is a 2xx answer that holds no page: a body cut short or over
+// [WithMaxResponseBytes], not JSON, or an envelope whose count, next or
+// nodes is missing, null or of another type. What a post deviates in is a
+// [Deviation] on the page, not an error, unless [WithStrictDecoding].
 type DecodeError struct {
 	Method     string
 	Endpoint   string
 	StatusCode int
 	Snippet    string // the start of the body, printable, the API key masked
 	Err        error
-	// Header holds the response headers, the API key masked.
-	Header http.Header
-	// Attempts is how many attempts the call made, the last one included.
-	Attempts int
+	Header     http.Header // the API key masked
+	Attempts   int         // the call's, the last one included
 }
 
-// RequestID returns the ID the server or a proxy gave the request, or ""
-// if none (see [RequestID]).
+// RequestID returns the answer's request ID, or "" (see [RequestID]).
 func (e *DecodeError) RequestID() string { return requestID(e.Header) }
 
-// Error names the request, the status, its request ID if any, the cause
-// and the start of the body, then the attempts when the call was retried:
-// "ugc: GET /v1/posts: 200 (request ID edge-1): invalid response: ...
-// (body starts "...") (after 3 attempts)".
+// Error names the request, the status, the request ID if any, the cause,
+// the start of the body, and the attempts when the call was retried.
 func (e *DecodeError) Error() string {
 	s := fmt.Sprintf("ugc: %s %s: %d%s: invalid response: %v (body starts %q)", e.Method, e.Endpoint, e.StatusCode, requestIDNote(e.Header), e.Err, e.Snippet)
 	if e.Attempts > 1 {
@@ -277,11 +239,9 @@ func snippet(b []byte) string {
 // ErrDrift matches a [*DriftError].
 var ErrDrift = errors.New("ugc: the list changed during iteration")
 
-// DriftError reports that a walk could not go on without risking a post
-// missed or repeated: the order of the list changed, or the walk could not
-// find again where it stood after the list changed. Under [DriftFail] it is
-// also any sign of change: a count that changed, or a page whose posts were
-// not where they were asked for.
+// DriftError ends a walk that could not go on without risking a post
+// missed or repeated: the list's order changed, or the walk lost its place.
+// Under [DriftFail], any sign of change.
 type DriftError struct {
 	Endpoint    string
 	CountBefore int    // count of the earlier pages
@@ -305,28 +265,20 @@ func (e *DriftError) Error() string {
 // Is reports whether target is [ErrDrift].
 func (e *DriftError) Is(target error) bool { return target == ErrDrift }
 
-// ErrStalled matches the error that ends a walk which stopped making
-// progress: two pages in a row that moved it on by no post and no node
-// (a server that ignores skip and writes no next link that helps, say),
-// or 256 answers in a row that did not, whatever they were asked for (a
-// server whose pages no rule of the walk foresaw): a walk that no longer
-// moves on does not send requests until its context ends.
+// ErrStalled matches the error that ends a walk that stopped moving on:
+// two pages in a row, or 256 answers in a row, that moved it on by nothing.
 var ErrStalled = errors.New("ugc: the walk makes no progress")
 
-// ErrBadNext matches an error for a next URL the client refuses to follow:
-// one on another origin (the API key would go there), on another endpoint,
-// or one that does not advance skip (an endless loop).
+// ErrBadNext matches a next URL the client refuses: on another origin or
+// endpoint, or one that does not advance skip.
 var ErrBadNext = errors.New("ugc: refused next URL")
 
 // ErrIncomplete matches an [*IncompleteError].
 var ErrIncomplete = errors.New("ugc: the walk ended short of the list's count")
 
-// IncompleteError ends a walk that reached the end of the list (a null next
-// or an empty page) with fewer posts than the list's count said, by more
-// than the list gained while it was walked, or that found no posts at all
-// where an unchanged count says they are: the server ended the list early
-// or served pages from the wrong place, and the posts it left out were
-// never seen.
+// IncompleteError ends a walk that reached the end of the list with fewer
+// posts than its count said, by more than the list gained meanwhile: the
+// server ended the list early or served pages from the wrong place.
 type IncompleteError struct {
 	Endpoint string
 	Count    int // the count of the last page
@@ -346,8 +298,8 @@ func (e *IncompleteError) Error() string {
 // Is reports whether target is [ErrIncomplete].
 func (e *IncompleteError) Is(target error) bool { return target == ErrIncomplete }
 
-// FilterError is a filter the server would reject. Message is the exact text
-// of the server's 400 answer (contract §7).
+// FilterError is a filter the server would reject; Message is the server's
+// 400 text.
 type FilterError struct {
 	Message string
 }
@@ -358,22 +310,16 @@ func (e *FilterError) Error() string { return "ugc: invalid filter: " + e.Messag
 // Is reports whether target is [ErrInvalidParams].
 func (e *FilterError) Is(target error) bool { return target == ErrInvalidParams }
 
-// ThrottleError ends a call that would have waited for the quota longer
-// than it may (see [WithThrottleBudget]): the wait a server named, or its
-// turn in the Client's pacing, would have passed its throttle budget or
-// its context's deadline. The call ends at once instead of waiting: Wait
-// says how long the wait would have been, the time to pass on to whoever
-// retries (a handler's own Retry-After). It matches [ErrRateLimited];
-// errors.As reaches the last throttled answer's [*APIError], when the
-// call had one.
+// ThrottleError ends, at once, a call that would have waited for the quota
+// past its [WithThrottleBudget] or its context's deadline. Wait is that
+// wait: pass it on (a handler's own Retry-After). It matches
+// [ErrRateLimited]; errors.As reaches the last throttled [*APIError], if any.
 type ThrottleError struct {
-	// Err is the call's last throttled answer; nil when the call sent
-	// nothing (its first turn would have come too late, as in a pause
-	// that another call's throttle started).
+	// Err is the call's last throttled answer; nil when it sent none
+	// (another call's throttle paused the Client).
 	Err *APIError
-	// Waited is how long the call had waited for the quota; Wait is the
-	// wait it would have had next (a pause ends, or its turn comes, that
-	// long after the error); Budget is the call's throttle budget.
+	// Waited is the time the call waited for the quota, Wait the wait it
+	// would have had next, Budget its throttle budget.
 	Waited, Wait, Budget time.Duration
 
 	byDeadline bool // the context's deadline came before the budget's end
@@ -395,8 +341,8 @@ func (e *ThrottleError) Error() string {
 	return s
 }
 
-// RequestID returns the request ID of the last throttled answer, or ""
-// when the call sent nothing or the answer carried none (see [RequestID]).
+// RequestID returns the last throttled answer's request ID, or "" (see
+// [RequestID]).
 func (e *ThrottleError) RequestID() string {
 	if e.Err == nil {
 		return ""

@@ -10,23 +10,15 @@ import (
 
 // GalleryPostsParams are the query parameters of [Client.GalleryPosts].
 type GalleryPostsParams struct {
-	// Limit is the page size, 1 to 25; 0 sends [MaxLimit], and a larger
-	// limit is capped to it, as the server does.
-	Limit int `url:"limit"`
-	// Skip is how many posts to skip from the start; 0 or more.
-	Skip int `url:"skip,omitempty"`
-	// Market localizes the content: a market ID or shortId.
-	Market string `url:"market,omitempty"`
+	Limit  int    `url:"limit"`            // 1 to 25; 0 sends MaxLimit, more is capped
+	Skip   int    `url:"skip,omitempty"`   // posts skipped from the start
+	Market string `url:"market,omitempty"` // a market ID or shortId
 }
 
-// GalleryPosts returns one page of the posts of the gallery whose shortId
-// is galleryID (GET /v1/galleries/{id}/posts). params may be nil. The ID is
-// escaped as one path segment, so a "/" or a space in it cannot change the
-// path. opts change this call only.
-//
-// Errors are those of [Client.Posts]; an empty ID, ".", ".." or one with
-// control characters matches [ErrInvalidParams]: a service passes its
-// caller's ID on and answers it 400.
+// GalleryPosts returns one page of the posts of the gallery whose shortId is
+// galleryID (GET /v1/galleries/{id}/posts), escaped as one path segment.
+// params may be nil. Errors are those of [Client.Posts]; an empty ID, ".",
+// ".." or one with control characters matches [ErrInvalidParams].
 func (c *Client) GalleryPosts(ctx context.Context, galleryID string, params *GalleryPostsParams, opts ...Option) (*Page, error) {
 	u, err := c.galleryPostsURL(galleryID, params)
 	return c.call(ctx, u, err, opts)

@@ -8,11 +8,8 @@ import (
 // InboxParams are the query parameters of [Client.Inbox]. The inbox takes no
 // market, filter or include.
 type InboxParams struct {
-	// Limit is the page size, 1 to 25; 0 sends [MaxLimit], and a larger
-	// limit is capped to it, as the server does.
-	Limit int `url:"limit"`
-	// Skip is how many posts to skip from the start; 0 or more.
-	Skip int `url:"skip,omitempty"`
+	Limit int `url:"limit"`          // 1 to 25; 0 sends MaxLimit, more is capped
+	Skip  int `url:"skip,omitempty"` // posts skipped from the start
 }
 
 // Inbox returns one page of the posts pending moderation (GET /v1/inbox).

@@ -29,16 +29,13 @@ const (
 	DefaultMaxPause = pace.DefaultMaxPause
 )
 
-// Option configures a [Client], given to [NewClient], or one call or walk,
-// given to [Client.Posts], [Client.AllPosts] and their siblings: one set of
-// names for every level, as openai-go's RequestOption. An option that sets
-// how each request is sent (such as [WithRetryMax] or [WithHeader]) or how a
-// walk reads (such as [WithReadAhead]) given to NewClient is the Client's
-// default; given to a call or walk it overrides that default for it alone.
-// An option that belongs to one level only is an error elsewhere: a
-// Client's transport ([WithHTTPClient]) on a call, a walk's summary
-// ([WithSummary]) on a Client or a single call; the error says where it
-// belongs and matches [ErrMisuse].
+// Option configures a [Client] (given to [NewClient]), or one call or walk
+// (given to [Client.Posts], [Client.AllPosts] and their siblings), with one
+// set of names for every level. Given to NewClient, an option that shapes
+// requests or walks is the default of every call or walk; given to a call or
+// walk, it overrides that default for it alone. An option given at a level it
+// does not belong to is an error that says where it belongs and matches
+// [ErrMisuse].
 type Option func(*settings) error
 
 // settings is what an option is applied to: one of a Client's options
@@ -128,19 +125,13 @@ type options struct {
 	callDefaults, walkDefaults []Option
 }
 
-// WithHTTPClient sets the *http.Client that sends each attempt, under the
-// retry layer. The client is copied, not changed: the copy refuses redirects
-// to another origin and attaches the API key only to requests for the base
-// URL's origin. Its Timeout, if set, bounds each attempt and takes the place
-// of [WithAttemptTimeout]. Use it to set a proxy, TLS settings, or a test
-// transport. Because the client is copied here, anything that wraps its
-// Transport (such as gock.InterceptClient) must do so before NewClient, and
-// the client should have a Transport of its own (gock panics on a nil one).
-// Without this option, the client reaches gock.New's interception whenever
-// it was built, and opens at most 256 connections to the API's host: a
-// request beyond them waits for one to be free. The transport given here is
-// used as it is, its own limits included. See the package documentation on
-// testing.
+// WithHTTPClient sets the *http.Client that sends each attempt, for a proxy,
+// TLS settings or a test transport. It is copied, not changed: the copy
+// refuses redirects to another origin and sends the API key only to the base
+// URL's origin. Its Timeout, if set, replaces [WithAttemptTimeout]. Wrap its
+// Transport (gock.InterceptClient) before NewClient. Its transport is used as
+// it is; without this option, the client opens at most 256 connections per
+// host, and a request beyond them waits for one.
 //
 // Given to: NewClient.
 func WithHTTPClient(hc *http.Client) Option {
@@ -153,15 +144,11 @@ func WithHTTPClient(hc *http.Client) Option {
 	})
 }
 
-// WithRetryMax sets how many times a failed attempt is retried (0 disables
-// retries, throttles' included). Default: [DefaultRetryMax]. Retried:
-// connection errors, bodies cut short, 5xx other than 501, and a 429 that
-// names no wait. Never retried: other 4xx. A throttle that names a wait (a
-// 429, or a 503 with Retry-After) is retried after that wait without
-// counting here: [WithThrottleBudget] and the context's deadline bound it,
-// by time, so that a batch job behind a quota is not failed by a run of
-// throttles while a handler fails at once. Given to a call or walk, it
-// holds for that call alone.
+// WithRetryMax sets how many times a failed attempt is retried; 0 disables
+// retries. Default: [DefaultRetryMax]. Every retry counts, a throttle's
+// included: an answer is an attempt. Retried: connection errors, bodies cut
+// short, 429, and 5xx other than 501; never other 4xx. A throttle is retried
+// after the wait it names, within [WithThrottleBudget].
 //
 // Given to: NewClient (every call's default), a call, a walk (each request's).
 func WithRetryMax(n int) Option {
@@ -180,12 +167,10 @@ func WithRetryMax(n int) Option {
 	}
 }
 
-// WithRetryWait sets the bounds of the wait between attempts. The n-th retry
-// waits a random time between half and all of min·2ⁿ, capped at max. A 429
-// or 503 that names a wait (Retry-After in seconds or as an HTTP date, or a
-// used-up quota's reset) is waited for in full, by the whole Client, within
-// [WithThrottleBudget]; a Retry-After of 0 counts as no wait. Defaults: [DefaultRetryWaitMin], [DefaultRetryWaitMax]. Zero for both
-// retries at once, which tests use.
+// WithRetryWait sets the backoff: the n-th retry waits a random time between
+// half and all of min·2ⁿ, capped at max. A throttle waits the time it names
+// instead; Retry-After: 0 names none. Defaults: [DefaultRetryWaitMin],
+// [DefaultRetryWaitMax]. Zero for both retries at once, for tests.
 //
 // Given to: NewClient.
 func WithRetryWait(minWait, maxWait time.Duration) Option {
@@ -198,14 +183,11 @@ func WithRetryWait(minWait, maxWait time.Duration) Option {
 	})
 }
 
-// WithAttemptTimeout bounds each attempt, from sending the request to reading
-// the last byte of the body; an attempt that runs over is retried, and the
-// call's error, if it is the last one's, matches [ErrAttemptTimeout] (and
-// context.DeadlineExceeded). Default:
-// [DefaultAttemptTimeout]; 0 leaves attempts unbounded (the context still
-// applies). Given to NewClient, it is ignored when the client given to
-// [WithHTTPClient] has a Timeout; given to a call or walk, it holds for that
-// call alone.
+// WithAttemptTimeout bounds each attempt, from sending the request to the last
+// byte of the body. An attempt over it is retried; if it was the last, the
+// call's error matches [ErrAttemptTimeout] and context.DeadlineExceeded.
+// Default: [DefaultAttemptTimeout]; 0 leaves attempts unbounded. A Timeout on
+// [WithHTTPClient]'s client replaces the Client's default.
 //
 // Given to: NewClient (every call's default), a call, a walk (each request's).
 func WithAttemptTimeout(d time.Duration) Option {
@@ -224,16 +206,11 @@ func WithAttemptTimeout(d time.Duration) Option {
 	}
 }
 
-// WithLogger makes the client log each attempt through l, with the call's
-// context and structured attributes: method, endpoint, attempt, status,
-// duration and outcome on every line, and, only when they apply,
-// request_id (the answer's, see [RequestID]), error, wait, pause,
-// quota_wait, ratelimit_remaining (the answer said it) and ratelimit_rate
-// (the answer sent its policy). A success at Debug, a success after
-// retries at Info, a failed attempt that will be retried at Warn, a final
-// failure at Error (Warn for a 4xx answer, which is the caller's to handle),
-// a call abandoned by its context at Info. Without it the client writes
-// nothing anywhere. No line carries the API key.
+// WithLogger logs each attempt through l, with the call's context (levels and
+// an example: the package documentation). Every line has method, endpoint,
+// attempt, status, duration and outcome; request_id, error, wait, pause,
+// quota_wait, ratelimit_remaining and ratelimit_rate only when the attempt has
+// them. Without it the client writes nothing. No line holds the API key.
 //
 // Given to: NewClient.
 func WithLogger(l *slog.Logger) Option {
@@ -274,13 +251,9 @@ func WithMaxResponseBytes(n int64) Option {
 	})
 }
 
-// WithStrictDecoding makes every deviation from the contract in a page (a
-// value of another type, a timestamp in another form, a required field
-// missing, a node that is not a post) a [*DecodeError] that names the post
-// and the field, instead of a [Deviation] on the page. Contract tests use
-// it; ugctest's Server.Client sets it, so the fake and the client stay
-// exact to the contract. Without it the client is a tolerant reader (see
-// [Page.Deviations]).
+// WithStrictDecoding makes every [Deviation] from the contract in a page a
+// [*DecodeError] that names the post and the field. Contract tests use it, as
+// do ugctest's clients.
 //
 // Given to: NewClient.
 func WithStrictDecoding() Option {
@@ -290,10 +263,9 @@ func WithStrictDecoding() Option {
 	})
 }
 
-// WithInsecureHTTP allows a plain http:// base URL on a host that is not a
-// loopback address. The API key then crosses the network in clear text; use
-// it only on a network you trust. Loopback hosts (localhost, 127.0.0.0/8,
-// ::1) are allowed over http:// without it.
+// WithInsecureHTTP allows a plain http:// base URL on a host that is not
+// loopback (localhost, 127.0.0.0/8 and ::1 need no option). The API key then
+// crosses the network in clear text.
 //
 // Given to: NewClient.
 func WithInsecureHTTP() Option {
@@ -303,15 +275,9 @@ func WithInsecureHTTP() Option {
 	})
 }
 
-// WithAttemptObserver calls obs after each attempt of every call made by
-// the Client. It is enough to count attempts, retries and failures by
-// status, or to add an event per attempt to a span started around the call.
-// The SDK does not depend on OpenTelemetry; package
-// github.com/ugcposts/ugc-go/otelugc, a module of its own, is an observer
-// that records each attempt as an OpenTelemetry span, with events and
-// metrics (otelugc.Instrument gives it to a Client). Several observers
-// (otelugc.Instrument and your own, say) all run, one after the other, in
-// the order they were given to NewClient: none replaces another.
+// WithAttemptObserver calls obs after each attempt of every call of the
+// Client, for metrics and traces (otelugc.Instrument is one). Several
+// observers all run, in the order given; none replaces another.
 //
 // Given to: NewClient.
 func WithAttemptObserver(obs AttemptObserver) Option {
@@ -324,13 +290,10 @@ func WithAttemptObserver(obs AttemptObserver) Option {
 	})
 }
 
-// WithHeader adds a header to the requests, such as a request ID or a W3C
-// traceparent. Several WithHeader with one name, at one level, add several
-// values; given to a call or walk, it replaces the Client's values of that
-// name for that call or walk alone. The headers the client sets itself are
-// an error that names what sets them: the API key header (x-api-key, in
-// any case: NewClient's key), User-Agent ([WithUserAgent]) and Host (the
-// base URL's). Values may not contain line breaks.
+// WithHeader adds a header to the requests, such as a request ID. Given to a
+// call or walk, it replaces the Client's values of that name. x-api-key,
+// User-Agent ([WithUserAgent]) and Host are the client's own, and an error
+// ([ErrMisuse]); so is a value with a line break.
 //
 // Given to: NewClient (every request's), a call, a walk (each request's).
 func WithHeader(key, value string) Option {
@@ -353,9 +316,9 @@ func WithHeader(key, value string) Option {
 	})
 }
 
-// WithResponseInto stores in *into the status, headers and attempt count
-// of the call's successful answer (for a walk: of each page in turn). A
-// failed call leaves it unchanged: its error carries the same facts.
+// WithResponseInto stores in *into the status, headers and attempt count of
+// the successful answer (for a walk: of each page in turn). A failed call
+// leaves it unchanged: its error carries the same facts.
 //
 // Given to: a call, a walk (each page's answer in turn).
 func WithResponseInto(into *ResponseInfo) Option {
@@ -372,33 +335,12 @@ func WithResponseInto(into *ResponseInfo) Option {
 // larger [WithReadAhead] is refused.
 const MaxReadAhead = 64
 
-// WithReadAhead sets n, how many page requests the walk keeps on the wire
-// while you handle a page: 0 none (each page is requested when the loop
-// asks for it), 1 the next page (the default), n the next n pages.
-//
-// Each request foreseen is the one a sequential walk would send if every
-// page before it were full; it leaves once a request before it has its
-// body, so the walk never has more than n on the wire, and that page is
-// decoded while the next request travels (a walk holds no OS thread of
-// its own, so thousands of walks at once are as cheap as their requests).
-// A walk's memory is bounded by its pages: n+1 in flight, and the one you
-// handle. The walks of one Client share 256 requests ahead of the pages
-// they wait for: when thousands run at once (their requests queue for the
-// transport's connections anyway), a walk that finds none free asks for
-// its pages one at a time, and holds one. n of 2 or more opens as answers
-// come: four requests at first, one more for each page taken, up to n, so
-// that a walk that meets a quota at its first requests has a few of them
-// refused at the first throttle, not all n. More than [MaxReadAhead], or a
-// negative n, is an error that matches [ErrMisuse], yielded before any
-// request.
-//
-// Posts are yielded in the list's order whatever n, and the guarantees of
-// a sequential walk hold: each request starts at the last post of the page
-// before it, so every boundary between pages is checked as in a sequential
-// walk. A page that proves the requests after it wrong (a short page, a
-// list that changed) has them cancelled, not awaited, and sent again from
-// where the walk stands. Nothing is foreseen while the walk is unsure of
-// its next page, or follows a server's next links as sent.
+// WithReadAhead sets n, how many page requests a walk keeps on the wire while
+// you handle a page: 0 none, 1 the next page (the default), at most
+// [MaxReadAhead]. Posts still come in order, each page is checked as in a
+// sequential walk, and memory is bounded by n+1 pages. The walks of one Client
+// share 256 requests ahead; a walk that finds none free reads one page at a
+// time. A negative n or more than MaxReadAhead matches [ErrMisuse].
 //
 // Given to: NewClient (every walk's default), a walk.
 func WithReadAhead(n int) Option {
@@ -415,14 +357,10 @@ func WithReadAhead(n int) Option {
 type DriftPolicy int
 
 const (
-	// DriftRepair, the default, keeps the walk exactly-once while posts
-	// are added and removed: each page is placed by the last post already
-	// yielded, and when that post is not where it was, the walk finds it
-	// again (reading back if needed) and goes on after it. Every post that
-	// is in the list for the whole walk, and keeps its place in the order,
-	// is yielded exactly once; a post added or removed meanwhile may or may
-	// not be. A change of order ends the walk with a [*DriftError] when the
-	// pages show it; see the package documentation for what moves cost.
+	// DriftRepair, the default, keeps the walk exactly-once while posts are added
+	// and removed: when the last post yielded is not where it was, the walk finds
+	// it again and goes on after it. A change of order ends the walk with a
+	// [*DriftError].
 	DriftRepair DriftPolicy = iota
 	// DriftFail ends the walk with a [*DriftError] at the first sign of
 	// change: a count that differs from the first page's, or a page whose
@@ -443,19 +381,13 @@ func WithDrift(p DriftPolicy) Option {
 	})
 }
 
-// ResumeFrom starts the walk at a checkpoint saved from an earlier walk
-// ([Page.Checkpoint] or [WalkSummary.Checkpoint]) instead of at the first
-// page. The checkpoint's URL carries every parameter of the original
-// request, so the call's params may be nil; it must be for the same
-// endpoint (and gallery), on the client's origin ([ErrBadNext] otherwise),
-// and params that state a filter, market or include other than the
-// checkpoint's are an error that names the difference (matching
-// [ErrMisuse]), before any request. The walk starts at the checkpoint's
-// post and places its first page by it, as it places every page, so the
-// resumed walk neither repeats nor skips a post when posts were added or
-// removed between the two runs; a checkpoint taken after the last page
-// yields only the posts added since. A checkpoint with an After but no URL
-// reads from the first page, passing over the posts up to After.
+// ResumeFrom starts a walk at a checkpoint saved from an earlier one
+// ([Page.Checkpoint], [WalkSummary.Checkpoint]). The walk places its first
+// page by the checkpoint's post, so it neither repeats nor skips a post if the
+// list changed meanwhile; after the last page, it yields only posts added
+// since. params may be nil. A checkpoint for another endpoint or origin
+// matches [ErrBadNext]; params whose filter, market or include differ from the
+// checkpoint's match [ErrMisuse].
 //
 // Given to: a walk.
 func ResumeFrom(cp Checkpoint) Option {
@@ -466,13 +398,13 @@ func ResumeFrom(cp Checkpoint) Option {
 }
 
 // WithSummary makes the walk write what it did into s when the loop ends,
-// however it ends (the end of the list, an error, or a break):
+// however it ends:
 //
 //	var sum ugc.WalkSummary
 //	for post, err := range client.AllPosts(ctx, params, ugc.WithSummary(&sum)) {
 //		...
 //	}
-//	log.Printf("%d posts in %d requests, %d re-anchors", sum.Posts, sum.Requests, sum.Reanchors)
+//	log.Printf("%d posts in %d requests, %d throttles", sum.Posts, sum.Requests, sum.Throttles)
 //
 // s must not be read while the loop runs.
 //
@@ -587,43 +519,14 @@ func applyClientOptions(o *options, opts []Option) error {
 	return nil
 }
 
-// WithRateLimit paces every call and walk of the Client together to at
-// most rps requests a second, with bursts of up to burst requests, by a
-// token bucket kept 3 % under rps and one request under burst: a client
-// whose bucket ran exactly at the server's would run ahead of it whenever
-// a request spent less time in transit than the one before, and each such
-// request would be refused. Requests wait for their turn in the order
-// they came; the wait ends early with the context, counts against the
-// call's [WithThrottleBudget] (a turn later than the call may wait is
-// refused at once with a [*ThrottleError]), and is counted in
-// [AttemptInfo.QuotaWait] and [WalkSummary.QuotaWait]. Set to the API
-// key's quota, with a burst of 2 or more, a walk runs without a 429, in
-// every mode, two walks sharing the Client, and with a burst of 3 or more
-// within 3 % of the quota's speed (BENCHMARKS.md; with a burst of 2 the
-// client keeps bursts of one: within 4 % at 20 to 50 requests a second,
-// 5 to 20 % at 200, more on a loaded machine). The Client sends its
-// burst at once, then waits for the first answer (a second at most, and
-// no longer than a call's bound), and its bucket refills from there: a
-// server slow to take its first requests counts them late, and a bucket
-// refilled from the sends would run ahead of its own. After that, the
-// spare token absorbs a request the server counts up to one token's
-// interval late, and the 3 % rebuild more while the walk lasts. Where the
-// round trips spread by more than that (jitter in transit), each request
-// is taken as if the server counted it as late as they spread: that costs
-// speed where the server's burst has no tokens to spare for it, not
-// 429s. With a burst of 1 there is no spare token: see the package
-// documentation, "Rate limits".
-//
-// Without it the client is adaptive: it sends as fast as it is asked to
-// until a server throttles it (a 429, or a 503 naming a wait) or tells it
-// its quota (the RateLimit-Policy header), then paces itself: under the
-// policy's rate, or under the rate it learns from which of its requests
-// the server accepted (see the package documentation, "Rate limits"), and
-// probes upward while answers succeed (see [WalkSummary.FinalRate]). The
-// adaptive rate also applies below a configured one. It returns an error
-// for a rate outside 1e-6 (a request in 11.6 days) to 1e9 requests a
-// second, or a burst below 1; a burst larger than the rate refills in a
-// year paces as that one.
+// WithRateLimit paces every call and walk of the Client together to the API
+// key's quota of rps requests a second in bursts of burst: 3 % under rps, in
+// bursts of burst−1, so that requests the server counts late do not find its
+// bucket empty (with a burst of 1, each request waits for the answer to the
+// one before it). Requests wait for their turn in order; the wait counts
+// against [WithThrottleBudget] and shows in [AttemptInfo.QuotaWait]. A quota
+// the server states or the Client learns applies too, where lower. rps must be
+// from 1e-6 to 1e9, burst at least 1.
 //
 // Given to: NewClient.
 func WithRateLimit(rps float64, burst int) Option {
@@ -645,26 +548,12 @@ const (
 	maxRateLimit = 1e9
 )
 
-// WithThrottleBudget bounds the time a call may wait for the quota: for
-// its turn in the Client's pacing (a client-wide pause a server named, the
-// rate of [WithRateLimit] or the rate the Client learned) and for the
-// waits its own throttles name. A 429, or a 503 that names a wait, is
-// retried after that wait without using up [WithRetryMax], which is for
-// 5xx and connection errors, as long as the wait fits in what is left of
-// the budget and ends before the context's deadline. A wait that would
-// not fit is not begun: the call ends at once with a [*ThrottleError]
-// (matching [ErrRateLimited]) that says how long the wait would have been,
-// observed by [WithAttemptObserver] and logged by [WithLogger] as the
-// attempt that was not sent. So a request handler with a one-second
-// deadline, on a Client that another call's Retry-After of a minute has
-// paused, fails in microseconds with the wait to pass on, not after a
-// silent second with a bare context error.
-//
-// Given to NewClient it is every call's default; given to a call or walk
-// it holds for that call, or for each request of the walk, alone: a
-// handler and a patient batch job share one Client, each with its own
-// bound. Default: [DefaultThrottleBudget]; 0 fails at the first wait for
-// the quota. With [WithRetryMax] of 0, a throttle is not retried either.
+// WithThrottleBudget bounds how long a call may wait for the quota: its turn
+// in the Client's pacing, a client-wide pause, and the waits its own throttles
+// name. A wait that would pass the budget or the context's deadline is not
+// begun: the call ends at once with a [*ThrottleError] whose Wait is that
+// wait. Default: [DefaultThrottleBudget], a batch job's; a request handler
+// wants a second or so. 0 fails at the first wait.
 //
 // Given to: NewClient (every call's default), a call, a walk (each request's).
 func WithThrottleBudget(d time.Duration) Option {
@@ -683,13 +572,11 @@ func WithThrottleBudget(d time.Duration) Option {
 	}
 }
 
-// WithMaxPause bounds how long one answer pauses the whole Client: a 429
-// (or a 503) that names a longer wait (a Retry-After of a day, a reset
-// far off) pauses it for d, the calls that meet the pause fail at once
-// with a [*ThrottleError] that says the wait the server named (unless
-// their throttle budget holds it), and the Client asks the server again
-// when d has passed. So one answer cannot take a service down for a day.
-// Default: [DefaultMaxPause]; d must be positive.
+// WithMaxPause bounds how long one answer pauses the whole Client. Calls that
+// meet a longer named wait (a Retry-After of a day) fail at once with a
+// [*ThrottleError] whose Wait is the wait the server named, unless their
+// throttle budget holds it, and the Client asks again after d. Default:
+// [DefaultMaxPause]; d must be positive.
 //
 // Given to: NewClient.
 func WithMaxPause(d time.Duration) Option {
@@ -702,14 +589,12 @@ func WithMaxPause(d time.Duration) Option {
 	})
 }
 
-// WithRetryBudget sets the client-wide budget of retries for failures that
-// are not throttles (5xx, connection errors, bodies cut short), shared by
-// every call and walk: each retry takes one of n tokens, and a call that
-// succeeds gives back its retries' tokens and a fifth of one more. While a
-// server is down the budget runs out, and calls then fail at their first
-// error (with an error matching [ErrRetryBudgetExhausted] and carrying the
-// last attempt's) instead of multiplying the load by their retries.
-// Default: [DefaultRetryBudget]; 0 turns the budget off.
+// WithRetryBudget sets the Client's budget of retries for failures that are
+// not throttles: each retry takes one of n tokens, and a call that succeeds
+// gives back its retries' and a fifth more. Once it runs out (a server down),
+// calls fail at their first error, matching [ErrRetryBudgetExhausted]. A local
+// resource running out (too many open files, no ephemeral port) takes no
+// token. Default: [DefaultRetryBudget]; 0 turns it off.
 //
 // Given to: NewClient.
 func WithRetryBudget(n int) Option {

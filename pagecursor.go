@@ -33,10 +33,8 @@ import (
 // names, exactly: a limit above the contract's 25 (a server with a larger
 // cap), a skip beyond 2³¹, a skip written "10.0".
 
-// ErrBadCursor matches the error for a cursor that [WithCursor] refuses: one
-// for another list (endpoint, gallery, filter, market or include), altered,
-// or not a cursor at all. It also matches [ErrInvalidParams], and comes
-// before any request: a service answers its caller 400.
+// ErrBadCursor matches a cursor that [WithCursor] refuses; it also matches
+// [ErrInvalidParams].
 var ErrBadCursor = errors.New("ugc: cursor refused")
 
 const (
@@ -55,16 +53,12 @@ func (e *cursorError) Is(target error) bool {
 	return target == ErrBadCursor || target == ErrInvalidParams
 }
 
-// Cursor returns the position of the next page as a cursor for
-// [WithCursor], to hand to a caller; "" when this is the last page. It is
-// for the page of a single call ([Client.Posts], [Client.GalleryPosts],
-// [Client.Inbox], [Client.NextPage]); on a walk's page, which is placed by
-// its last post, it is an error matching [ErrMisuse]: save
-// [Page.Checkpoint] there. A Next that names no list endpoint is an error
-// too, never a silent end, and so is one whose skip or limit is not a
-// whole number (such as skip=10.5 or limit=abc): no cursor could ask for
-// its page. A cursor from Cursor asks, through [WithCursor], for exactly
-// the page of Next.
+// Cursor returns the position of the next page, for a service to hand its
+// caller and take back with [WithCursor]; "" on the last page. It shows no
+// host and is bound to its list, but is checksummed, not signed: anyone can
+// forge a position, so never use one for authorisation. On a walk's page it is
+// an error matching [ErrMisuse] (save [Page.Checkpoint] there), and so is a
+// Next no cursor could ask for.
 func (p *Page) Cursor() (string, error) {
 	if p.Next == "" {
 		return "", nil
@@ -91,13 +85,11 @@ func (p *Page) Cursor() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// WithCursor makes a single call fetch the page at cursor (from
-// [Page.Cursor]) of the list the call names: its endpoint, gallery and
-// params, of which the cursor sets only the position (skip and limit). ""
-// asks for the page the params say, so a handler passes its caller's
-// cursor, present or not. A cursor for another list, altered, or not a
-// cursor is an error matching [ErrBadCursor] and [ErrInvalidParams],
-// before any request.
+// WithCursor makes a single call fetch the page at cursor (from [Page.Cursor])
+// of the list the call names; "" asks for the page the params say. A cursor
+// for another list, altered, or not a cursor matches [ErrBadCursor] and
+// [ErrInvalidParams], before any request. Cursors are checksummed, not signed:
+// anyone can forge a position, so never use one for authorisation.
 //
 // Given to: a call. A walk resumes from a [Checkpoint] ([ResumeFrom]).
 func WithCursor(cursor string) Option {

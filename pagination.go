@@ -10,30 +10,20 @@ import (
 	"github.com/ugcposts/ugc-go/internal/walk"
 )
 
-// NextPage fetches the page at a next URL given by an earlier page, for a job
-// that pages by hand or resumes from a checkpoint. The URL must be on the
-// client's origin, under its base path, for one of the list endpoints; it
-// is refused otherwise (an error matching [ErrBadNext]). Other errors are
-// those of [Client.Posts]. opts change this call only.
-//
-// The URL names its own list, so NextPage is for a job's own state, not
-// for input from elsewhere: a service that hands positions to its callers
-// hands them [Page.Cursor], which shows no host, and takes them back with
-// [WithCursor] on the call for the list it serves, which refuses a cursor
-// for any other list before sending a request.
+// NextPage fetches the page at a Next URL of an earlier page, for a job that
+// pages by hand. The URL must be on the client's origin and base path, for a
+// list endpoint ([ErrBadNext] otherwise); other errors are those of
+// [Client.Posts]. Since the URL names its own list, it is for a job's own
+// state: a service hands its callers [Page.Cursor] instead.
 func (c *Client) NextPage(ctx context.Context, next string, opts ...Option) (*Page, error) {
 	u, err := c.parseNext(next)
 	return c.call(ctx, u, err, opts)
 }
 
-// PostsPages iterates over the pages of [Client.Posts], from params (which it
-// does not change) to the end, for a job that checkpoints its progress. Each
-// page holds the posts new to the walk, in order (the post a request starts
-// at to anchor it is not handed out twice), what was forgiven in reading
-// them ([Page.Deviations]), in Next where the walk goes on ("" after the
-// last page), and in Checkpoint where it stands: save that and resume with
-// [ResumeFrom]. The walk is that of [Client.AllPosts]: it yields an error at
-// most once, then stops, with the same errors.
+// PostsPages iterates over the pages of [Client.Posts], from params to the
+// end, for a job that checkpoints: each page holds the posts new to the walk,
+// its [Page.Deviations], and its Checkpoint, to save for [ResumeFrom]. The
+// walk and its errors are those of [Client.AllPosts].
 func (c *Client) PostsPages(ctx context.Context, params *PostsParams, opts ...Option) iter.Seq2[*Page, error] {
 	return c.pages(ctx, func() (*url.URL, error) { return c.postsURL(params) }, opts)
 }
@@ -50,8 +40,8 @@ func (c *Client) InboxPages(ctx context.Context, params *InboxParams, opts ...Op
 	return c.pages(ctx, func() (*url.URL, error) { return c.inboxURL(params) }, opts)
 }
 
-// AllPosts iterates over every approved post matching params, following
-// next from page to page:
+// AllPosts iterates over every approved post matching params, following next
+// from page to page:
 //
 //	for post, err := range client.AllPosts(ctx, params) {
 //		if err != nil {
@@ -60,29 +50,12 @@ func (c *Client) InboxPages(ctx context.Context, params *InboxParams, opts ...Op
 //		...
 //	}
 //
-// The walk aims to be complete: every post that is in the list for the
-// whole walk, and keeps its place in the order, comes exactly once while
-// moderators add and remove posts (see [DriftRepair]), or the walk ends
-// with an error that says why (the package documentation says what still
-// defeats it). Each request is params' query at a position; a next link gives
-// the position only (a relative one is resolved against the request that
-// returned it). It ends after a page whose next is null or an empty page; a
-// page shorter than its limit that gives a next link is not the end. Each
-// request starts at the last post already yielded, so that each answer
-// shows whether the list moved and a change of the list cannot open a
-// silent gap. The package documentation says what it does with servers
-// that misbehave.
-//
-// It yields an error once and stops: bad params; an API or decoding error
-// (after retries); a refused next link ([ErrBadNext]), after the posts of the
-// page that carried it; [ErrIncomplete] when a walk that could not check
-// every page's place ends short of its count; [ErrStalled] when two pages
-// in a row move the walk on by nothing; a [*DriftError] when the pages show
-// the order changed or the walk cannot find its place again (or at any
-// change, under [DriftFail]); or ctx.Err(), at once, even in the middle of
-// a page.
-// [WithSummary] tells what the walk did. Breaking out of the loop ends all
-// work at once, with no goroutine or connection left behind. params is not
+// Every post in the list for the whole walk that keeps its place in the order
+// comes exactly once, while posts are added and removed (the package
+// documentation, Iteration). It yields an error once and stops: bad params, an
+// API or decoding error after retries, a refused next link ([ErrBadNext],
+// after its page's posts), [ErrIncomplete], [ErrStalled], a [*DriftError], or
+// ctx.Err() at once. Breaking out of the loop ends all its work. params is not
 // changed.
 func (c *Client) AllPosts(ctx context.Context, params *PostsParams, opts ...Option) iter.Seq2[Post, error] {
 	return c.posts(ctx, func() (*url.URL, error) { return c.postsURL(params) }, opts)

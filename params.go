@@ -7,9 +7,8 @@ import (
 	"github.com/google/go-querystring/query"
 )
 
-// MaxLimit is the largest page the API returns (contract §8). A request with
-// no Limit asks for MaxLimit, because the contract states the server's own
-// default inconsistently (25 or 10).
+// MaxLimit is the largest page the API returns, and the one a request with no
+// Limit asks for (the contract's own default is stated as 25 and as 10).
 const MaxLimit = 25
 
 // limitOrMax is the limit sent: MaxLimit for 0 (unset) and, as the server

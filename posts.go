@@ -12,20 +12,14 @@ type Include string
 // IncludeLabels adds each post's labels (id and name) as [Post.Labels].
 const IncludeLabels Include = "labels"
 
-// PostsParams are the query parameters of [Client.Posts]. The zero value
-// asks for the first page of 25 posts, unfiltered, in the default language.
+// PostsParams are the query parameters of [Client.Posts]; the zero value asks
+// for the first 25 posts, unfiltered.
 type PostsParams struct {
-	// Limit is the page size, 1 to 25; 0 sends [MaxLimit], and a larger
-	// limit is capped to it, as the server does.
-	Limit int `url:"limit"`
-	// Skip is how many posts to skip from the start; 0 or more.
-	Skip int `url:"skip,omitempty"`
-	// Market localizes the content: a market ID or shortId.
-	Market string `url:"market,omitempty"`
-	// Filter keeps the posts matching every element; nil for all posts.
-	Filter Filter `url:"filter,omitempty"`
-	// Include adds relationships; only [IncludeLabels] is supported.
-	Include []Include `url:"include,comma,omitempty"`
+	Limit   int       `url:"limit"`                   // 1 to 25; 0 sends MaxLimit, more is capped
+	Skip    int       `url:"skip,omitempty"`          // posts skipped from the start
+	Market  string    `url:"market,omitempty"`        // a market ID or shortId
+	Filter  Filter    `url:"filter,omitempty"`        // nil: every post
+	Include []Include `url:"include,comma,omitempty"` // only IncludeLabels
 }
 
 func (p *PostsParams) validate() error {
@@ -40,20 +34,16 @@ func (p *PostsParams) validate() error {
 	return p.Filter.Validate()
 }
 
-// Posts returns one page of approved posts (GET /v1/posts). params may be
-// nil. With Include [IncludeLabels] every post carries Labels.
+// Posts returns one page of approved posts (GET /v1/posts). params may be nil;
+// opts change this call only.
 //
-// Before any request, it returns an error matching [ErrInvalidParams] for
-// a filter the server would reject (a [*FilterError]) and one matching
-// [ErrMisuse] for a negative Limit or Skip or an unsupported Include (see
-// the table at [ErrInvalidParams]); then an [*APIError] for a non-2xx
-// answer; a [*DecodeError] for a body that is not a valid page. When the
-// context ends: a deadline that passes during the call, or any end after
-// an attempt failed, gives an error that matches ctx.Err(), names the call
-// ("ugc: GET /v1/posts: context deadline exceeded") and carries the last
-// failed attempt's error (errors.As reaches it); a context that ended
-// before the call, or a cancel before any attempt failed, gives ctx.Err()
-// itself. opts change this call only (see [Option]).
+// Before any request, a filter the server would reject is a [*FilterError]
+// (matching [ErrInvalidParams]), and bad params match [ErrMisuse]; a non-2xx
+// answer is an [*APIError], a body that is not a page a [*DecodeError]. A
+// deadline that passes during the call, or a context that ends after an
+// attempt failed, gives an error that matches ctx.Err(), names the call ("ugc:
+// GET /v1/posts: context deadline exceeded") and keeps the last attempt's
+// error for errors.As; otherwise an ended context gives ctx.Err().
 func (c *Client) Posts(ctx context.Context, params *PostsParams, opts ...Option) (*Page, error) {
 	u, err := c.postsURL(params)
 	return c.call(ctx, u, err, opts)

@@ -7,34 +7,18 @@ import (
 	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
-// RateLimit is what one answer said about the client's quota, read from
-// the headers a server sends for it: the IETF fields RateLimit-Policy
-// ("default";q=100;w=60) and RateLimit ("default";r=40;t=30), their older
-// draft form RateLimit-Limit, -Remaining and -Reset, the common
-// X-RateLimit-Limit, -Remaining and -Reset, and Retry-After. Where the IETF
-// fields and the X- ones both say something, the IETF fields win, but for
-// a finer X-RateLimit-Reset within the same second as theirs. Every wait
-// read is at most a day, whatever form its header takes.
+// RateLimit is what one answer's headers said of the client's quota:
+// RateLimit-Policy and RateLimit (IETF, and the older RateLimit-Limit,
+// -Remaining, -Reset), X-RateLimit-Limit, -Remaining and -Reset, and
+// Retry-After; the IETF fields win where both say something. No wait read
+// is over a day.
 type RateLimit struct {
-	// Policy is the name of the quota policy (RateLimit-Policy), "" if none.
-	Policy string
-	// Limit is the quota: requests allowed per Window; -1 when not sent.
-	Limit int
-	// Window is the policy's window (the w parameter); 0 when not sent.
-	Window time.Duration
-	// Remaining is how many requests the quota still allows; -1 when not
-	// sent.
-	Remaining int
-	// Reset is how long until the quota is restored (RateLimit's t,
-	// X-RateLimit-Reset); 0 when not sent. X-RateLimit-Reset is read as
-	// seconds to wait when below 10⁹, as a Unix time in seconds when
-	// below 10¹², else in milliseconds; decimals are kept.
-	Reset time.Duration
-	// RetryAfter is the wait the answer named (Retry-After, in seconds or
-	// as an HTTP date); 0 when it named none. Retry-After has a resolution
-	// of one second: with a Reset less than a second before it, the two
-	// name the same instant, and RetryAfter is the more precise Reset.
-	RetryAfter time.Duration
+	Policy     string        // the policy's name; "" if none
+	Limit      int           // requests allowed per Window; -1: not sent
+	Window     time.Duration // the policy's window; 0: not sent
+	Remaining  int           // requests the quota still allows; -1: not sent
+	Reset      time.Duration // until the quota is restored; 0: not sent
+	RetryAfter time.Duration // the wait the answer named; 0: none
 }
 
 // Rate returns the policy's rate in requests per second (Limit ÷ Window),

@@ -9,96 +9,41 @@ import (
 	"github.com/ugcposts/ugc-go/internal/walk"
 )
 
-// WalkSummary is what a walk did, for a job that reports or checks it after
-// the loop: see [WithSummary]. Each field that counts something the walk
-// forgave or repaired has a log line at Warn (the first of its kind in a
-// walk; the others at Debug) when the client has a logger.
+// WalkSummary is what a walk did, for a job that reports or checks it
+// after the loop (see [WithSummary]). What the walk forgave or repaired is
+// also logged, at Warn the first time, with [WithLogger].
 type WalkSummary struct {
-	// Pages is the number of pages yielded (each with at least one new post,
-	// and the first page always).
-	Pages int
-	// Requests is the number of page requests sent, re-reads and requests
-	// cancelled because the walk no longer needed them included, and
-	// Retries the attempts among them that failed and were tried again.
-	Requests, Retries int
-	// Posts is the number of posts handed to the caller.
-	Posts int
-	// CountAtStart and CountAtEnd are the count of the first and of the
-	// last page.
+	// Pages yielded, page Requests sent (re-reads and cancelled ones
+	// included), Retries among them, and Posts handed to the caller.
+	Pages, Requests, Retries, Posts int
+	// CountAtStart and CountAtEnd are the first and the last page's count.
 	CountAtStart, CountAtEnd int
-	// ShortPages counts pages that held fewer posts than their limit while
-	// giving a next link; the walk read on (the contract says such a page
-	// ends the list, but following next is its first rule).
-	ShortPages int
-	// NextCorrected counts next links whose skip did not match the posts
-	// received (a server that advances by the limit on a short page), and
-	// null ones on a page that ended the list before its count; the walk
-	// read from where the posts ended instead.
-	NextCorrected int
-	// QueryRestored counts next links that left out a parameter of the
-	// caller's query (filter, market, include): the walk sent the
-	// caller's own, as on every request.
-	QueryRestored int
-	// CountMismatches counts pages whose count disagreed with where the
-	// list ends: a count that said the list was done while the next link
-	// went on (0 or -1 for "not computed", a stale or per-page count), a
-	// negative one, or one that differed from the posts found at the end.
-	// The walk followed next; the count decided nothing.
-	CountMismatches int
-	// Reanchors counts pages whose posts were not where they were asked
-	// for (posts added or removed before them, or a wrong page from a
-	// cache) and the re-reads that found the walk's place again.
-	Reanchors int
-	// Unverified counts pages whose place the walk could not check: read
-	// without the anchor (after a run of nodes that could not be posts
-	// longer than a page, or from a server that sends one post a page), or
-	// answered twice alike away from where they were asked while the count
-	// stood. A walk with such pages cannot vouch for its own completeness:
-	// a shortfall at its end is [ErrIncomplete].
-	Unverified int
-	// Repeats counts posts dropped because they were already yielded.
-	Repeats int
-	// Deviations are the first maxSummaryDeviations (100) of what the
-	// tolerant reader forgave on the walk's pages (see [Page.Deviations]),
-	// and DeviationCount the number of all of them.
+	// What the walk forgave or repaired: short pages that gave a next
+	// link, next links it corrected or restored the query of, counts
+	// that disagreed with the list's end, pages not where asked (and
+	// their re-reads), pages it could not place, posts dropped as repeats.
+	ShortPages, NextCorrected, QueryRestored, CountMismatches, Reanchors, Unverified, Repeats int
+	// Deviations are the first 100 of the pages' [Page.Deviations], and
+	// DeviationCount the number of all of them.
 	Deviations     []Deviation
 	DeviationCount int
-	// Outcomes names what the walk could not vouch for, when it saw a
-	// server misbehave in a way no client can check from outside: for
-	// example "followed-next" when the server did not answer skip where
-	// asked and the walk followed its next links as sent. The names and
-	// what each lifts of the walk's promise are the documentation of
-	// package github.com/ugcposts/ugc-go/internal/walk. nil: none, and
-	// the walk vouches for every post.
+	// Outcomes names what the walk could not vouch for, such as
+	// "followed-next" (a server that ignored skip); package internal/walk
+	// documents each name. nil: the walk vouches for every post.
 	Outcomes []string
-	// Shortfall is how many posts fewer than the last count (less the skip
-	// the walk started at and the nodes that could not be posts) the walk
-	// yielded, when it reached the end of the list. Up to the number of
-	// posts the list gained while it was walked (added behind the walk,
-	// they are not owed) it is only reported here; beyond, it is an error
-	// ([ErrIncomplete]).
+	// Shortfall is how many posts fewer than the last count the walk
+	// yielded at the end of the list; beyond what the list gained during
+	// the walk, it is an [ErrIncomplete].
 	Shortfall int
-	// Rate limits (issue 18). These are the Client's, over the time of
-	// the walk: a Client shared with other calls counts theirs too.
-	//
-	// Throttles counts the 429 and 503 answers.
-	Throttles int
-	// Pauses counts the client-wide pauses started: a throttle's named
-	// wait, or the reset of a quota an answer showed used up.
-	Pauses int
-	// QuotaWait is the time attempts waited for their turn: pauses, the
-	// configured or adaptive rate, the cap on requests in flight. Attempts
-	// in flight together wait together, so it may exceed the walk's time.
-	QuotaWait time.Duration
-	// FinalRate is the rate, in requests per second, the Client allowed
-	// itself at the end of the walk: the lower of [WithRateLimit]'s and
-	// the adaptive rate; 0 when neither applied.
-	FinalRate float64
-
-	// Checkpoint is where the walk stands after the last post handed to
-	// the caller: give it to [ResumeFrom] to go on from there, exactly,
-	// even after the last page (the resumed walk then yields only posts
-	// added since).
+	// Throttles (429 and 503 answers), client-wide Pauses started, the
+	// QuotaWait of attempts for their turn, and the FinalRate in requests
+	// a second the Client allowed itself (0: none). These are the Client's
+	// over the walk's time, other calls' included.
+	Throttles, Pauses int
+	QuotaWait         time.Duration
+	FinalRate         float64
+	// Checkpoint is where the walk stands after the last post handed out:
+	// give it to [ResumeFrom] to go on from there, even after the last page.
 	Checkpoint Checkpoint
 }
 
@@ -111,16 +56,12 @@ func (s *WalkSummary) addThrottling(start, end throttleStats) {
 	s.FinalRate = end.rate
 }
 
-// Checkpoint is where a walk stands, to resume it later with [ResumeFrom]:
-// a batch job saves the one of each page ([Page.Checkpoint]) or of the
-// summary ([WalkSummary.Checkpoint]), as JSON or as its two strings.
+// Checkpoint is where a walk stands, to resume it with [ResumeFrom]; save
+// it as JSON. URL is the walk's next request, After the ID of the last post
+// handed out ("" before the first), by which the resumed walk places its
+// first page.
 type Checkpoint struct {
-	// URL is the walk's request (the caller's query) just after the last
-	// post handed out.
-	URL string `json:"url"`
-	// After is the ID of that post, by which the resumed walk places its
-	// first page: it neither repeats nor skips a post when posts were
-	// added or removed between the two runs. "" before the first post.
+	URL   string `json:"url"`
 	After string `json:"after"`
 }
 

@@ -18,13 +18,9 @@ const (
 	MediaTypeVideo MediaType = "VIDEO"
 )
 
-// Post is one user-generated-content post (contract §2.2).
-//
-// Required fields are plain values. Optional booleans are pointers, so nil
-// means "the server did not say" and a non-nil false means "false".
-// SocialDate is the zero time when absent. Optional strings are empty when
-// absent. Labels is nil unless the request asked for include=labels; then it
-// is non-nil, possibly empty.
+// Post is one user-generated-content post. Optional booleans are pointers
+// (nil: the server did not say); absent strings are empty, an absent
+// SocialDate the zero time. Labels is non-nil only with [IncludeLabels].
 type Post struct {
 	ID               string          `json:"id"`
 	CreatedAt        time.Time       `json:"createdAt"`
@@ -112,40 +108,26 @@ type ProfileImage struct {
 	Location string `json:"location"`
 }
 
-// Page is one page of a list (contract §2.1): Count is the total number of
-// items, Next the URL of the following page ("" when the server says null;
-// a relative link is resolved against the request, so Next is absolute)
-// and Nodes the posts of this page. On the pages of an iterator such as
-// [Client.PostsPages], Next is where the walk goes on.
-//
-// Next can be saved and fetched later with [Client.NextPage]; to resume a
-// walk exactly, save the page's Checkpoint instead. A single call's Next
-// carries the caller's filter, market and include where the server's link
-// left them out (a warning is logged), so that a job paging by hand keeps
-// its query; a link that names other values for them is left as it is.
+// Page is one page of a list: Count is the total number of items, Next the
+// absolute URL of the following page ("" on the last) and Nodes the posts. To
+// resume a walk, save its Checkpoint; to hand a position to a service's
+// caller, its [Page.Cursor].
 type Page struct {
 	Count int
 	Next  string
 	Nodes []Post
-	// Deviations lists what the client forgave while reading the page, in
-	// order: values of another type than the contract's, timestamps in
-	// other forms, required fields missing, nodes that could not be posts
-	// (left out of Nodes). nil when the page followed the contract. Under
-	// [WithStrictDecoding] any deviation is a [*DecodeError] instead.
+	// Deviations lists what the client forgave in reading the page; nil
+	// when it followed the contract.
 	Deviations []Deviation
-	// Checkpoint, on the pages of an iterator such as [Client.PostsPages],
-	// is where the walk stands after the page: give it to [ResumeFrom] to
-	// go on from there. Zero on the page of a single call.
+	// Checkpoint is where a walk stands after the page, for [ResumeFrom];
+	// zero on a single call's page.
 	Checkpoint Checkpoint
 }
 
 // errMissing reports a required field that a response left out.
 var errMissing = errors.New("required field is missing")
 
-// MarshalJSON writes the contract's envelope, with "next": null for an
-// empty Next and "taggedProducts": [] for a post whose TaggedProducts is nil.
-// (Post itself has no MarshalJSON, so a struct that embeds it encodes all
-// its fields.)
+// MarshalJSON writes the contract's envelope ("next": null for an empty Next).
 func (p Page) MarshalJSON() ([]byte, error) {
 	var next *string
 	if p.Next != "" {
@@ -175,10 +157,9 @@ func (p Page) MarshalJSON() ([]byte, error) {
 	}{p.Count, next, nodes})
 }
 
-// UnmarshalJSON reads the contract's envelope as the client does, as a
-// tolerant reader: what a post deviates in is in Deviations. It fails only
-// for JSON that does not parse and an envelope without count, next or
-// nodes.
+// UnmarshalJSON reads the contract's envelope as the client does, a tolerant
+// reader. It fails for JSON that does not parse and an envelope without count,
+// next or nodes.
 func (p *Page) UnmarshalJSON(data []byte) error {
 	page, err := decodePage(data, false, nil)
 	if err != nil {
