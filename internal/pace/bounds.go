@@ -19,6 +19,19 @@ type span struct {
 	jitter         float64
 }
 
+// given returns the rate the server gave over s: the requests it
+// accepted a second, from the anchor's refusal (the pause included) to
+// the last refusal.
+func (s span) given() float64 {
+	n := 0
+	for _, r := range s.recs {
+		if r.accepted {
+			n++
+		}
+	}
+	return float64(n) / max(s.recs[len(s.recs)-1].at-s.recs[0].at, 1e-9)
+}
+
 // rates returns the rates that explain s with a bucket of size tokens,
 // and ok false when none does.
 func (s span) rates(size float64) (lo, hi float64, ok bool) {

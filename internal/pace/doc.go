@@ -91,10 +91,12 @@
 // and a quota that rose tenfold is used within a minute.
 //
 // A refusal of a request sent before the last pause ended is part of the
-// episode already learned from. A phase nothing explains, or that bounds
-// the rate from nothing below (a refusal at once after a pause: another
-// client spends the key, or the quota fell), backs the rate off to 0.7 of
-// what it was, as CUBIC does.
+// episode already learned from. A phase that bounds the rate from nothing
+// below (a refusal at once after a pause), and a refusal at the estimate
+// that leaves the estimate where it was, say that the quota is not one the
+// buckets kept explain: it fell, or another client spends the key. The
+// learner forgets them, and goes on at the rate the server gave over the
+// phase, pause included; 0.7 of the rate refused at least, CUBIC's cut.
 //
 // # Rules, and the tests that pin them
 //
@@ -119,7 +121,8 @@
 //	L4 the buckets kept                 the estimate and its size          TestTheEstimateFitsTheBucketsKept
 //	L5 an estimate                      a plateau, then the cubic probe    TestTheCurveMovesOnlyWithTheRateUsed
 //	L6 a refusal of the same episode    nothing learned                    TestARefusalOfTheSameEpisodeTeachesNothing
-//	L7 nothing explains a phase         the rate backs off to 0.7          TestAnUnexplainedPhaseBacksOff
+//	L7 nothing explains a phase, or a   the buckets are forgotten; the     TestAnUnexplainedPhaseBacksOff
+//	   refusal at the estimate stays    rate the server gave, 0.7 at least
 //
 // property_test.go checks the whole over generated servers (the quota's
 // share, the throttles, a rise, a service's latency, Clients sharing a

@@ -161,7 +161,7 @@ func (l *learner) throttled(k int, sent, resume time.Time, wait, jitter time.Dur
 	case !l.engaged:
 		l.start(k, resume)
 	case l.remembered(k):
-		l.learn(l.span(l.anchor, k, jitter.Seconds()/2))
+		l.learn(l.span(l.anchor, k, jitter.Seconds()/2), l.quota().rate, l.kept != nil && l.curve < l.plateau)
 	}
 	l.plateau = l.sure * max(plateauTime, pausesPerPlateau*wait.Seconds())
 	l.anchor, l.resume = k, resume
@@ -204,28 +204,48 @@ func (l *learner) span(from, k int, jitter float64) span {
 	return s
 }
 
-// learn takes the phase s (see the package documentation): the first
-// phase bounds the sizes (by what the server accepted of the requests in
-// flight at its refusal); the buckets kept are those every phase agrees
-// on, or the phase's own where none agrees, twice the sizes where none
-// explains it (a larger bucket explains any phase at a low enough rate:
-// the sizes grow as they must, no faster).
-func (l *learner) learn(s span) {
+// learn takes the phase s, which ended in a refusal at the rate refused,
+// atEstimate when the Client sent at the estimate the buckets kept gave
+// (see the package documentation): the first phase bounds the sizes (by
+// what the server accepted of the requests in flight at its refusal); the
+// buckets kept are those every phase agrees on, or the phase's own where
+// none agrees; where none explains it, the phase alone over twice the
+// sizes. Buckets that explain nothing, or a refusal at the estimate that
+// leaves the estimate where it was, are forgotten, and the rate backs off.
+func (l *learner) learn(s span, refused float64, atEstimate bool) {
 	if l.first >= 0 {
 		l.most = max(l.acceptedUpTo(l.firstEnd), 1)
 		l.kept = l.span(-1, l.first, s.jitter).explain(bucketSizes(l.most))
 		l.first = -1
 	}
 	phase := s.explain(bucketSizes(l.most))
-	if len(phase) == 0 && l.most < ringLen {
-		l.most = min(2*l.most, ringLen)
-		phase = s.explain(bucketSizes(l.most))
-	}
 	kept := agreeing(l.kept, phase)
 	if len(kept) == 0 {
 		kept = phase
 	}
+	if !bindsRate(kept) && l.most < ringLen {
+		l.most = min(2*l.most, ringLen)
+		kept = s.explain(bucketSizes(l.most))
+	}
+	if !bindsRate(kept) || atEstimate && keptRate(kept) >= (1-Headroom)*refused {
+		// the quota is not one these buckets explain: it fell, or another
+		// client spends the key. The server gave the phase's rate; CUBIC's
+		// cut is the most a refusal takes.
+		l.backOff(max(backOff*refused, s.given()))
+		return
+	}
 	l.settle(kept)
+}
+
+// bindsRate reports whether the buckets kept bound the rate from below.
+func bindsRate(kept []sizeBounds) bool { return len(kept) > 0 && kept[0].lo > 0 }
+
+// backOff forgets the buckets kept, and goes on at rate, sure of it until
+// the next throttle teaches more.
+func (l *learner) backOff(rate float64) {
+	l.kept = nil
+	l.est = quota{rate: max(rate, minRate), size: max(l.est.size, 1)}
+	l.sure = 1
 }
 
 // acceptedUpTo counts the requests remembered up to ticket k accepted.
@@ -239,27 +259,38 @@ func (l *learner) acceptedUpTo(k int) float64 {
 	return n
 }
 
-// settle keeps the buckets kept and estimates from them, as sure as they
-// are close; where nothing explains the phase, or bounds its rate from
-// below, it backs off from the rate it sent at.
-func (l *learner) settle(kept []sizeBounds) {
-	if len(kept) == 0 || kept[0].lo == 0 {
-		l.est = quota{rate: max(backOff*l.quota().rate, minRate), size: max(l.est.size, 1)}
-		l.sure = 1
-		return
-	}
-	l.kept = kept
-	lo, hi := math.Inf(1), 0.0
+// rateRange returns the least rate the buckets kept allow, and the most.
+func rateRange(kept []sizeBounds) (lo, hi float64) {
+	lo = math.Inf(1)
 	for _, k := range kept {
 		lo, hi = min(lo, k.lo), max(hi, k.hi)
 	}
-	est := lo
-	if !math.IsInf(hi, 1) {
-		est += estimateAt * (hi - lo)
+	return lo, hi
+}
+
+// estimate returns the rate estimated from the buckets kept: 0.3 of the
+// way from the least rate they allow to the most.
+func estimate(kept []sizeBounds) float64 {
+	lo, hi := rateRange(kept)
+	if math.IsInf(hi, 1) {
+		return lo
 	}
-	// the Client keeps the headroom under the estimate, or keeps to the
-	// least rate that explains the phases where that is nearer: it is
-	// under the quota whichever of them explains it
-	l.est = quota{rate: capped(max(lo, est*(1-Headroom), minRate)), size: int(kept[0].size)}
-	l.sure = min(1, sureWidth*est/(hi-lo))
+	return lo + estimateAt*(hi-lo)
+}
+
+// keptRate returns the rate the Client keeps to under the buckets kept:
+// the headroom under the estimate, or the least rate kept where that is
+// nearer. It is under the quota whichever of them explains it.
+func keptRate(kept []sizeBounds) float64 {
+	lo, _ := rateRange(kept)
+	return capped(max(lo, estimate(kept)*(1-Headroom), minRate))
+}
+
+// settle keeps the buckets kept, which bound the rate, and estimates from
+// them, as sure as they are close.
+func (l *learner) settle(kept []sizeBounds) {
+	l.kept = kept
+	lo, hi := rateRange(kept)
+	l.est = quota{rate: keptRate(kept), size: int(kept[0].size)}
+	l.sure = min(1, sureWidth*estimate(kept)/(hi-lo))
 }

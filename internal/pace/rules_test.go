@@ -269,15 +269,47 @@ func TestARefusalOfTheSameEpisodeTeachesNothing(t *testing.T) {
 	assert.Equal(t, before.first, p.learner.first)
 }
 
-// TestAnUnexplainedPhaseBacksOff (L7): where nothing explains a phase,
-// or nothing bounds its rate from below, the rate backs off to 0.7 of
-// what it was.
+// TestAnUnexplainedPhaseBacksOff (L7): where nothing bounds a phase's
+// rate from below, or the Client was refused at the estimate and the
+// phase leaves it where it was, the buckets kept are forgotten and the
+// rate goes to what the server gave over the phase, pause included: 0.7
+// of the rate refused at least.
 func TestAnUnexplainedPhaseBacksOff(t *testing.T) {
 	t.Parallel()
-	l := learner{engaged: true, est: quota{rate: 100, size: 3}, plateau: plateauTime}
-	l.settle(nil)
+	// a phase from a refusal at 0: a pause of pause seconds, then
+	// requests every 10 ms for 10 s, all accepted, then one refused
+	phase := func(pause float64) span {
+		s := span{anchored: true, jitter: 0.002, recs: []sendRecord{{at: 0, refused: true}}}
+		for at := pause; at < pause+10; at += 0.01 {
+			s.recs = append(s.recs, sendRecord{at: at, accepted: true, paced: true})
+		}
+		last := s.recs[len(s.recs)-1].at
+		s.recs = append(s.recs, sendRecord{at: last + 0.01, refused: true})
+		return s
+	}
+	for _, pause := range []float64{0.1, 5} {
+		s := phase(pause)
+		given := float64(len(s.recs)-2) / s.recs[len(s.recs)-1].at
+		assert.InDelta(t, given, s.given(), 1e-9)
+		kept := s.explain(bucketSizes(4))
+		require.True(t, bindsRate(kept), "the phase bounds the rate")
+
+		// refused at the estimate, and the phase agrees with it
+		l := learner{engaged: true, first: -1, most: 4, kept: kept, est: quota{rate: keptRate(kept), size: 1}}
+		l.learn(s, keptRate(kept), true)
+		assert.Nil(t, l.kept, "pause %v: the buckets are forgotten", pause)
+		assert.InDelta(t, max(0.7*keptRate(kept), given), l.est.rate, 1e-9, "pause %v", pause)
+
+		// the same phase on a probe, above the estimate: learned from
+		l = learner{engaged: true, first: -1, most: 4, kept: kept}
+		l.learn(s, 2*keptRate(kept), false)
+		assert.NotNil(t, l.kept)
+		assert.InDelta(t, keptRate(kept), l.est.rate, 1e-9)
+	}
+
+	// nothing bounds the rate from below: a refusal at once after a pause
+	l := learner{engaged: true, first: -1, most: 4, est: quota{rate: 100, size: 3}}
+	l.learn(span{anchored: true, recs: []sendRecord{{at: 0, refused: true}, {at: 1, refused: true}}}, 100, true)
 	assert.InDelta(t, 70, l.est.rate, 1e-9)
 	assert.Equal(t, 3, l.est.size)
-	l.settle([]sizeBounds{{1, 0, 40}})
-	assert.InDelta(t, 49, l.est.rate, 1e-9, "no bound from below")
 }
