@@ -867,11 +867,22 @@ func TestAHandlerIsToldTheTrueWait(t *testing.T) {
 		}
 		ok(w)
 	})
-	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRetryWait(0, 0))
+	paused := make(chan struct{})
+	var once sync.Once
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRetryWait(0, 0),
+		ugc.WithAttemptObserver(func(_ context.Context, a ugc.AttemptInfo) {
+			if a.Throttled {
+				once.Do(func() { close(paused) }) // the Client has taken the throttle
+			}
+		}))
 	require.NoError(t, err)
 	first := make(chan error, 1)
 	go func() { _, err := c.Posts(context.Background(), nil); first <- err }()
-	require.Eventually(t, func() bool { return len(srv.requests()) == 1 }, 5*time.Second, time.Millisecond)
+	select {
+	case <-paused:
+	case <-time.After(10 * time.Second):
+		require.FailNow(t, "the first call's 429 was not observed")
+	}
 	var wg sync.WaitGroup
 	for range 200 {
 		wg.Add(1)
