@@ -41,6 +41,25 @@ func docTextLines(t *testing.T) []string {
 	return out
 }
 
+// readmeTextLines returns the lines of README.md's plain code blocks
+// that are error texts ("ugc: ...").
+func readmeTextLines(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	var out []string
+	inPlain, inCode := false, false
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(line, "```"):
+			inPlain, inCode = !inCode && line == "```", !inCode
+		case inPlain && strings.HasPrefix(line, "ugc: "):
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
 // variableAttrs are the log attributes whose values are timings.
 var variableAttrs = regexp.MustCompile(`\b(duration|wait)=[^ ]+`)
 
@@ -104,19 +123,21 @@ func producedTexts(t *testing.T) []string {
 }
 
 // TestDocQuotedTextsAreWhatTheCodeSays: every error text and log line that
-// doc.go quotes is one the code produces in the case the doc describes,
+// doc.go quotes, and every error text of README.md, is one the code produces in the case the doc describes,
 // word for word but for timings.
 func TestDocQuotedTextsAreWhatTheCodeSays(t *testing.T) {
 	// Not parallel: it takes milliseconds, and its servers' goroutines
 	// would compete with the timing of the rate-limit tests.
-	quoted := docTextLines(t)
+	quoted, readme := docTextLines(t), readmeTextLines(t)
 	require.GreaterOrEqual(t, len(quoted), 5, "doc.go's quoted texts were found")
+	require.GreaterOrEqual(t, len(readme), 2, "README.md's quoted texts were found")
+	quoted = append(quoted, readme...)
 	produced := map[string]bool{}
 	for _, line := range producedTexts(t) {
 		produced[withoutTimings(line)] = true
 	}
 	for _, line := range quoted {
-		assert.True(t, produced[withoutTimings(line)], "doc.go quotes a text the code does not give:\n%s\nthe code gives:\n%s",
+		assert.True(t, produced[withoutTimings(line)], "the docs quote a text the code does not give:\n%s\nthe code gives:\n%s",
 			line, strings.Join(keys(produced), "\n"))
 	}
 }
