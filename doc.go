@@ -225,8 +225,8 @@
 // has its quota learned: the Client finds the token bucket that explains
 // which of its requests were accepted and refused, paces just under it,
 // holds that rate for 30 s, then probes upward. A steady quota so costs a
-// throttle every 35 s or so, and a quota that rose tenfold is used within a
-// minute. Several Clients sharing one key should each be given their share
+// throttle every 35 s or so, and a quota that rose tenfold is reached within
+// a minute. Several Clients sharing one key should each be given their share
 // with WithRateLimit.
 //
 // [WalkSummary] reports the throttles, pauses, time waited for the quota and

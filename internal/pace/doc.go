@@ -88,7 +88,7 @@
 // named waits if longer, shorter in proportion where the rates kept span
 // more than a tenth of the estimate. The curve moves only while the Client
 // sends at the rate. So a steady quota costs a throttle every 35 s or so,
-// and a quota that rose tenfold is used within a minute.
+// and a quota that rose tenfold is reached within a minute.
 //
 // A refusal of a request sent before the last pause ended is part of the
 // episode already learned from. A phase that bounds the rate from nothing
