@@ -210,6 +210,107 @@ func leastTime(n, rate, burst float64, retry time.Duration) time.Duration {
 	return time.Duration(secs * float64(time.Second))
 }
 
+// quotaPhase is a quota the fake keeps for a while: rate requests a
+// second in bursts of burst, for lasts (0: to the end).
+type quotaPhase struct {
+	rate  float64
+	burst int
+	lasts time.Duration
+}
+
+// idealUnder returns the least time n requests take under the phases,
+// whose buckets each start full: each phase serves its burst and its
+// refill, the last the rest.
+func idealUnder(phases []quotaPhase, n float64) time.Duration {
+	var secs float64
+	for _, p := range phases {
+		if p.lasts == 0 || n <= float64(p.burst)+p.rate*p.lasts.Seconds() {
+			return time.Duration((secs + max(n-float64(p.burst), 0)/p.rate) * float64(time.Second))
+		}
+		n -= float64(p.burst) + p.rate*p.lasts.Seconds()
+		secs += p.lasts.Seconds()
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
+// BenchmarkQuotaChange walks 6,000 posts (limit 25, 240 requests) with the
+// default options against the fake behind a quota that says nothing but
+// Retry-After and changes mid-walk: 50 requests a second that fall to 10
+// after 4 s, and 50 that fall to 10 for 2 s after 2 s and then rise to
+// 100, in bursts of 5, in each mode. It reports the time over the least a
+// client told each change could take (x-ideal, see idealUnder) and the
+// share of requests refused.
+//
+//	go test -run '^$' -bench 'QuotaChange' -benchtime 1x .
+func BenchmarkQuotaChange(b *testing.B) {
+	const posts = 6000
+	ds := ugctest.Generate(posts, 18)
+	for _, sc := range []struct {
+		name   string
+		phases []quotaPhase
+	}{
+		{"50-to-10", []quotaPhase{{50, 5, 4 * time.Second}, {10, 5, 0}}},
+		{"50-to-10-to-100", []quotaPhase{{50, 5, 2 * time.Second}, {10, 5, 2 * time.Second}, {100, 5, 0}}},
+	} {
+		for _, mode := range quotaModes[:3] {
+			b.Run(sc.name+"/"+mode.name, func(b *testing.B) {
+				var elapsed time.Duration
+				var requests, refused int
+				for b.Loop() {
+					h, err := ugctest.NewHandler(ds, "bench-key", ugctest.WithRequestLogLimit(-1))
+					if err != nil {
+						b.Fatal(err)
+					}
+					srv := httptest.NewServer(h)
+					c, err := ugc.NewClient(srv.URL, "bench-key", ugc.WithStrictDecoding())
+					if err != nil {
+						b.Fatal(err)
+					}
+					setQuota := func(p quotaPhase) {
+						if err := h.SetQuotaConfig(ugctest.QuotaConfig{RPS: p.rate, Burst: p.burst, RetryAfterOnly: true}); err != nil {
+							b.Error(err)
+						}
+					}
+					setQuota(sc.phases[0])
+					done := make(chan struct{})
+					go func() { // the quota's schedule
+						for i, p := range sc.phases[:len(sc.phases)-1] {
+							select {
+							case <-time.After(p.lasts):
+								setQuota(sc.phases[i+1])
+							case <-done:
+								return
+							}
+						}
+					}()
+					start, n := time.Now(), 0
+					for _, err := range c.AllPosts(context.Background(), &ugc.PostsParams{Limit: ugc.MaxLimit}, mode.opts...) {
+						if err != nil {
+							b.Fatal(err)
+						}
+						n++
+					}
+					elapsed += time.Since(start)
+					close(done)
+					srv.Close()
+					if n != posts {
+						b.Fatalf("%d posts, want %d", n, posts)
+					}
+					for _, r := range h.Requests() {
+						requests++
+						if r.OverQuota {
+							refused++
+						}
+					}
+				}
+				n := float64(b.N)
+				b.ReportMetric(float64(elapsed)/n/float64(idealUnder(sc.phases, float64(requests-refused)/n)), "x-ideal")
+				b.ReportMetric(100*float64(refused)/float64(max(requests, 1)), "429-%")
+			})
+		}
+	}
+}
+
 // BenchmarkQuotaCallers has 8 goroutines make single calls on one Client
 // against the fake behind a quota of 5, 50 or 200 requests a second with a
 // burst of 1 that says nothing but Retry-After, with the default options
