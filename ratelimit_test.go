@@ -854,8 +854,8 @@ func TestKitClientsWaitForTheFirstAnswerInRealTime(t *testing.T) {
 // Client, and the call it answered waits in line for the pause's end. 200
 // handler calls that may wait 300 ms are each refused at once, each told
 // the true wait: the pause, and the requests still in line before it (a
-// caller that leaves holds no place in line: the old gate told each an
-// interval more per caller before it, up to 27 s). Five patient calls
+// caller that leaves holds no place in line, so the wait told does not
+// grow by an interval per caller gone before). Five patient calls
 // (5 s) that come after them go when the pause ends. It takes the two
 // seconds of the pause.
 func TestAHandlerIsToldTheTrueWait(t *testing.T) {
