@@ -82,18 +82,6 @@ func (c *stepClock) waiting() int {
 	return len(c.waiters)
 }
 
-// waitingUntil reports whether a pending wait ends at t.
-func (c *stepClock) waitingUntil(t time.Time) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, w := range c.waiters {
-		if w.at.Equal(t) {
-			return true
-		}
-	}
-	return false
-}
-
 // received returns what ch gives, failing the test if it gives nothing
 // within a few seconds: a gate that never lets a request go fails the
 // test, not the package's time limit.

@@ -146,11 +146,6 @@ func judge(c simCase, r simResult) verdict {
 	return v
 }
 
-// strict reports whether the walk met the property: at most one
-// throttle per 30 s of walking after the first (one more for a change of
-// quota), and 0.9 of the quota or more.
-func (v verdict) strict() bool { return v.episodes <= v.allowed && v.throughput >= 0.9 }
-
 // TestLearnedPaceOnGeneratedBuckets drives the Pacer, with no configured
 // rate, against generated token buckets that say nothing but Retry-After
 // (see generatedBucket), on a virtual clock. Every walk stays clear of a

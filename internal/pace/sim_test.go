@@ -75,9 +75,6 @@ func (s *windowCounter) take(t time.Duration) (ok bool, refusal int64) {
 // waitSeconds is d in whole seconds, rounded up, at least one.
 func waitSeconds(d time.Duration) int64 { return int64(max(math.Ceil(d.Seconds()), 1)) }
 
-// rate is the most a client can send on average, in requests a second.
-func (s *windowCounter) rate() float64 { return float64(s.n) / s.w.Seconds() }
-
 // retryAfterForm is how the server names its wait.
 type retryAfterForm int
 
@@ -545,17 +542,6 @@ func (r simResult) acceptedIn(from, to time.Duration) int {
 	n := 0
 	for _, t := range r.accepts {
 		if t >= from && t < to {
-			n++
-		}
-	}
-	return n
-}
-
-// refusedBy returns how many requests the server refused by t.
-func (r simResult) refusedBy(t time.Duration) int {
-	n := 0
-	for _, at := range r.refusals {
-		if at <= t {
 			n++
 		}
 	}
