@@ -36,7 +36,9 @@
 // Inside a quota means a rate 3 % under it ([Headroom]), and a bucket a
 // token smaller (the spare token), so that a request the server counts up
 // to a token's interval late still finds its token; smaller by the spread
-// of the recent round trips where that is more (the jitter in transit).
+// of the recent round trips where that is more (the jitter in transit):
+// the slowest past the least, or, until a sixteenth answer shows how quick
+// one may be, the whole of the slowest, which may be all jitter.
 // A bucket of one token has none to spare. The server counted a request
 // within its round trip, and the answer shows how late at most: the round
 // trip past the quickest. So each request waits for the answer before it
@@ -109,7 +111,8 @@
 //	P3 a 429 or 503 names none          an ordinary failure                TestAThrottleThatNamesNoWaitTeachesNothing
 //	P4 quotas known and learned         the Client keeps to the tightest   TestTheTightestQuotaHolds
 //	P5 a known quota of 2+ tokens       3 % under it, a token smaller, or  TestConfiguredRateNeverRunsAhead,
-//	                                    smaller by the round trips' spread TestConfiguredRateMakesRoomForTheJitter
+//	                                    smaller by the round trips' spread TestConfiguredRateMakesRoomForTheJitter,
+//	                                    (the slowest, until it is known)   TestTheSpreadIsTheWholeRoundTripUntilKnown
 //	P6 a quota of one token             each request waits for the answer  TestABucketOfOneWaitsForEachAnswer
 //	                                    before it, and its latest count
 //	P7 configured, no answer yet        the burst, then the first answer   TestGateHoldsPastTheBurstForTheFirstAnswer

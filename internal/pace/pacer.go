@@ -314,7 +314,7 @@ func (p *Pacer) refresh(now time.Time) {
 		p.bucket = bucket{}
 		return
 	}
-	jitter, rate := p.rtts.jitter(), q.rate*(1-Headroom)
+	jitter, rate := p.rtts.spread(), q.rate*(1-Headroom)
 	if learned {
 		jitter, rate = 0, q.rate // its headroom is the learner's
 	}

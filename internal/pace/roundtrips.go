@@ -61,3 +61,13 @@ func (r *roundTrips) jitter() time.Duration {
 	}
 	return r.sorted[n-1] - r.sorted[0]
 }
+
+// spread returns how far the jitter in transit may move a request: the
+// slowest round trip past the least once the quickest is known, the whole
+// of the slowest before (a round trip may be all jitter).
+func (r *roundTrips) spread() time.Duration {
+	if !r.known() {
+		return r.slowest()
+	}
+	return r.jitter()
+}

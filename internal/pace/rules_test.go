@@ -112,6 +112,42 @@ func TestTheTightestQuotaHolds(t *testing.T) {
 	assert.True(t, learned)
 }
 
+// TestTheSpreadIsTheWholeRoundTripUntilKnown (P5): under a configured
+// quota of two tokens, the first answers do not show how quick a round
+// trip may be, and a round trip may be all jitter: until they do, each
+// request goes the slowest round trip after the one before it, not an
+// interval; once they do, the spread past the least.
+func TestTheSpreadIsTheWholeRoundTripUntilKnown(t *testing.T) {
+	t.Parallel()
+	p := New(100, 2, 0)
+	rtt := 30 * time.Millisecond // three of the quota's intervals
+	now := simEpoch
+	p.Answered(now.Add(rtt), p.Send(now), okAnswer) // the first, alone (P7)
+	now = now.Add(rtt)
+	type flight struct {
+		ticket Ticket
+		due    time.Time
+	}
+	var inFlight []flight
+	var last time.Time
+	for i := 0; !p.rtts.known(); i++ {
+		send := p.Earliest(now)
+		if len(inFlight) > 0 && inFlight[0].due.Before(send) {
+			now = inFlight[0].due
+			p.Answered(now, inFlight[0].ticket, okAnswer)
+			inFlight = inFlight[1:]
+			continue
+		}
+		if i > 0 {
+			require.GreaterOrEqual(t, send.Sub(last), rtt, "request %d: a round trip after the one before", i+2)
+		}
+		now, last = send, send
+		inFlight = append(inFlight, flight{p.Send(now), now.Add(rtt + time.Duration(i%4)*time.Microsecond)})
+	}
+	ticket := p.Send(p.Earliest(now))
+	assert.LessOrEqual(t, p.Earliest(ticket.Sent).Sub(ticket.Sent), p.interval(), "known: the round trips spread by 3 µs, under the spare token")
+}
+
 // TestABucketOfOneWaitsForEachAnswer (P6): under a quota of one token,
 // each request waits for the answer to the one before it, and goes the
 // quota's interval after the latest the server may have counted that one:
