@@ -41,10 +41,13 @@
 // one may be, the whole of the slowest, which may be all jitter.
 // A bucket of one token has none to spare. The server counted a request
 // within its round trip, and the answer shows how late at most: the round
-// trip past the quickest. So each request waits for the answer before it
-// and goes the quota's interval after that latest count; the headroom
-// lets a request a timer sent late be followed on time. Where answers come
-// later than the interval, requests overlap, spaced by the spread more.
+// trip past the quickest one may take (the least of the recent ones, less
+// how far their quickest quarter spreads past it: a round trip is two
+// transits' jitter, rare near its floor). So each request waits for the
+// answer before it and goes the quota's interval after that latest count;
+// the headroom lets a request a timer sent late be followed on time. Where
+// answers come later than the interval, requests overlap, spaced by the
+// spread more.
 //
 // Under a configured quota the Client sends its burst, then waits for the
 // first answer (a second at most): a server slow to take its first
@@ -114,7 +117,7 @@
 //	                                    smaller by the round trips' spread TestConfiguredRateMakesRoomForTheJitter,
 //	                                    (the slowest, until it is known)   TestTheSpreadIsTheWholeRoundTripUntilKnown
 //	P6 a quota of one token             each request waits for the answer  TestABucketOfOneWaitsForEachAnswer
-//	                                    before it, and its latest count
+//	                                    before it, and its latest count    TestTheQuickestIsUnderTheLeast
 //	P7 configured, no answer yet        the burst, then the first answer   TestGateHoldsPastTheBurstForTheFirstAnswer
 //	P8 a stated quota's Remaining       caps the Client's tokens           TestAStatedQuotaCapsTheTokens
 //	P9 a pause                          the bucket empties, then refills   TestAPauseEmptiesTheBucket

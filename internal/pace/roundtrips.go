@@ -34,14 +34,17 @@ func (r *roundTrips) take(rtt time.Duration) {
 func (r *roundTrips) known() bool { return r.taken >= len(r.ring)/4 }
 
 // quickest returns the quickest a round trip may take, once known: under
-// the least by as much as the fifth least is over it (the next may be
-// quicker than any); 0 before, as a whole round trip may be jitter.
+// the least by as much as the quickest quarter spread past it (the next
+// may be quicker than any). A round trip is two transits' jitter, whose
+// sum is rare near its floor: the least of 64 lies more than the fifth
+// least's spread over it in a third of them, the seventeenth's in one
+// in a hundred. 0 before, as a whole round trip may be jitter.
 func (r *roundTrips) quickest() time.Duration {
 	if !r.known() {
 		return 0
 	}
 	least := r.sorted[0]
-	return max(least-(r.sorted[min(r.taken, len(r.ring))/16]-least), 0)
+	return max(least-(r.sorted[min(r.taken, len(r.ring))/4]-least), 0)
 }
 
 // slowest returns the longest recent round trip.

@@ -2,6 +2,7 @@ package pace
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"testing"
 	"time"
@@ -173,6 +174,28 @@ func TestABucketOfOneWaitsForEachAnswer(t *testing.T) {
 		}
 		assert.False(t, p.Earliest(now).Before(counted.Add(interval)), "request %d: an interval after its latest count", i+2)
 	}
+}
+
+// TestTheQuickestIsUnderTheLeast (P6): the quickest a round trip may
+// take, which bounds how late the server counted a request, lies under
+// the true least round trip in 97 windows of 64 in a hundred or more,
+// where each round trip is a base plus two transits' jitter (the sum is
+// rare near its floor, where a single transit's is not).
+func TestTheQuickestIsUnderTheLeast(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(6, 6))
+	const base, jitter, windows = 10 * time.Millisecond, 5 * time.Millisecond, 2000
+	over := 0
+	for range windows {
+		var r roundTrips
+		for range len(r.ring) {
+			r.take(base + time.Duration(rng.Int64N(int64(jitter))+rng.Int64N(int64(jitter))))
+		}
+		if r.quickest() > base {
+			over++
+		}
+	}
+	assert.LessOrEqual(t, over, windows*3/100, "windows whose quickest is over the true least")
 }
 
 // TestAStatedQuotaCapsTheTokens (P8): an answer's Remaining caps the
