@@ -28,8 +28,11 @@
 // (WithRateLimit); the one the server states (RateLimit-Policy, or
 // X-RateLimit-Limit per window), one token larger than the most Remaining
 // it showed, each answer's Remaining capping the Client's tokens (the
-// server's when it counted the request, refilled since, less those in
-// flight); where the server states none, the one it learns.
+// server's when it counted the request, less those in flight, refilled
+// since the request was sent: the spare token and the room for the
+// spread cover how late it was counted; for a request sent before the
+// Client knew the quota, since the latest it may have been); where the
+// server states none, the one it learns.
 //
 // # The Client's bucket
 //
@@ -119,7 +122,8 @@
 //	P6 a quota of one token             each request waits for the answer  TestABucketOfOneWaitsForEachAnswer
 //	                                    before it, and its latest count    TestTheQuickestIsUnderTheLeast
 //	P7 configured, no answer yet        the burst, then the first answer   TestGateHoldsPastTheBurstForTheFirstAnswer
-//	P8 a stated quota's Remaining       caps the Client's tokens           TestAStatedQuotaCapsTheTokens
+//	P8 a stated quota's Remaining       caps the Client's tokens, refilled TestAStatedQuotaCapsTheTokens
+//	                                    since the request was sent
 //	P9 a pause                          the bucket empties, then refills   TestAPauseEmptiesTheBucket
 //	L1 the first throttle               the ramp, from what was given      TestTheRampStartsFromWhatTheServerGave
 //	L2 a phase                          the rates that explain it          TestPhaseBoundsHoldTheTruth

@@ -19,6 +19,7 @@ type Pacer struct {
 	// the quotas: configured (WithRateLimit), stated by the server, and
 	// learned; the Client's bucket keeps inside the tightest (refresh)
 	configured, announced quota
+	statedSince           time.Time // when an answer first stated a quota
 	learner               learner
 	bucket                bucket
 	// pauseUntil ends the client-wide pause, namedUntil the wait the
@@ -242,6 +243,9 @@ func (p *Pacer) wake() {
 func (p *Pacer) announce(now time.Time, t Ticket, rtt time.Duration, l Limit) time.Duration {
 	p.active.Store(true)
 	if r := l.Rate(); r > 0 {
+		if p.announced.rate == 0 {
+			p.statedSince = now
+		}
 		p.announced.rate = r
 		p.announced.size = max(p.announced.size, 1)
 	}
@@ -256,7 +260,11 @@ func (p *Pacer) announce(now time.Time, t Ticket, rtt time.Duration, l Limit) ti
 	}
 	p.announced.size = max(p.announced.size, min(l.Remaining, ringLen-1)+1)
 	p.refresh(now)
-	refilled := now.Sub(p.countedBy(t, rtt)).Seconds() * p.announced.rate
+	counted := t.Sent // the spare token and the room for the spread cover its lateness
+	if t.Sent.Before(p.statedSince) {
+		counted = p.countedBy(t, rtt) // sent unpaced: as late as it may have been
+	}
+	refilled := now.Sub(counted).Seconds() * p.announced.rate
 	p.bucket.limitTokens(now, float64(l.Remaining)+refilled-float64(p.inflight))
 	return 0
 }

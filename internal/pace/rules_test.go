@@ -200,9 +200,11 @@ func TestTheQuickestIsUnderTheLeast(t *testing.T) {
 
 // TestAStatedQuotaCapsTheTokens (P8): an answer's Remaining caps the
 // Client's tokens at the server's: a Remaining of 0 leaves the next
-// request waiting for the next token (less what refilled since the
-// server counted the request); with no policy stated, a Remaining of 0
-// pauses the Client until the reset.
+// request waiting for the next token, less what refilled since the
+// request was sent, where the Client's bucket paced it, or since the
+// latest the server may have counted it, where it went before the Client
+// knew the quota; with no policy stated, a Remaining of 0 pauses the
+// Client until the reset.
 func TestAStatedQuotaCapsTheTokens(t *testing.T) {
 	t.Parallel()
 	p := New(0, 0, 0)
@@ -218,7 +220,15 @@ func TestAStatedQuotaCapsTheTokens(t *testing.T) {
 	p.Answered(now, p.Send(sent), stated(0))
 	next := p.Earliest(now)
 	assert.True(t, next.After(now), "none left: it waits")
-	assert.LessOrEqual(t, next.Sub(now), intervalAt(10*(1-Headroom)), "for a token, no more")
+	assert.LessOrEqual(t, next.Sub(sent), p.interval(), "paced: for a token from its sending, the spare token covering its lateness")
+
+	p = New(0, 0, 0)
+	now = simEpoch
+	first, second := p.Send(now), p.Send(now) // unpaced: the quota not known yet
+	now = now.Add(10 * time.Millisecond)
+	p.Answered(now, first, stated(1))
+	p.Answered(now, second, stated(0))
+	assert.Equal(t, now.Add(p.interval()), p.Earliest(now), "sent before the quota was known: for a token from the latest it may have been counted")
 
 	p = New(0, 0, 0)
 	now = simEpoch
