@@ -27,12 +27,10 @@
 // its own inside the tightest quota it knows of: the configured one
 // (WithRateLimit); the one the server states (RateLimit-Policy, or
 // X-RateLimit-Limit per window), one token larger than the most Remaining
-// it showed, each answer's Remaining capping the Client's tokens (the
-// server's when it counted the request, less those in flight, refilled
-// since the request was sent: the spare token and the room for the
-// spread cover how late it was counted; for a request sent before the
-// Client knew the quota, since the latest it may have been); where the
-// server states none, the one it learns.
+// it showed, each answer's Remaining capping the Client's tokens (less
+// those in flight, refilled since the request was sent, or, sent before
+// the Client knew the quota, since the latest it may have been counted);
+// where the server states none, the one it learns.
 //
 // # The Client's bucket
 //
@@ -45,8 +43,7 @@
 // A bucket of one token has none to spare. The server counted a request
 // within its round trip, and the answer shows how late at most: the round
 // trip past the quickest one may take (the least of the recent ones, less
-// how far their quickest quarter spreads past it: a round trip is two
-// transits' jitter, rare near its floor). So each request waits for the
+// their quickest quarter's spread). So each request waits for the
 // answer before it and goes the quota's interval after that latest count;
 // the headroom lets a request a timer sent late be followed on time. Where
 // answers come later than the interval, requests overlap, spaced by the

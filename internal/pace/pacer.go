@@ -138,7 +138,8 @@ func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 // longer, requests overlap, and a hold would cut the rate to one a round
 // trip).
 func (p *Pacer) holdsForAnswers() bool {
-	return p.quotaSize() == 1 && p.bucket.on() && (!p.rtts.known() || p.rtts.slowest() < p.bucket.interval)
+	q, _ := p.inForce()
+	return q.size == 1 && p.bucket.on() && (!p.rtts.known() || p.rtts.slowest() < p.bucket.interval)
 }
 
 // coldStart reports whether the next request waits for the first answer:
@@ -307,12 +308,6 @@ func (p *Pacer) inForce() (q quota, learned bool) {
 	return q, learned
 }
 
-// quotaSize returns the size of the quota in force; 0: none known.
-func (p *Pacer) quotaSize() int {
-	q, _ := p.inForce()
-	return q.size
-}
-
 // refresh sets the Client's bucket inside the quota in force, at now (see
 // the package documentation, "The Client's bucket"). While no size is
 // known (the learner ramps), requests go one at a time.
@@ -330,7 +325,7 @@ func (p *Pacer) refresh(now time.Time) {
 	var tolerance time.Duration // one at a time: no size known yet, or held for the answers
 	switch {
 	case q.size > 1:
-		tolerance = toleranceOf(float64(q.size), interval) - max(jitter, interval)
+		tolerance = spanOf(float64(q.size-1), interval) - max(jitter, interval)
 	case q.size == 1 && !p.holdsForAnswers():
 		tolerance = -jitter
 	}
