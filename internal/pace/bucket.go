@@ -49,11 +49,7 @@ func (b *bucket) take(t time.Time) (paced bool) {
 		return false
 	}
 	paced = t.Sub(b.earliest()) < b.interval
-	if b.gap > 0 && b.tolerance == 0 {
-		b.due = later(b.due.Add(b.interval), t.Add(b.gap))
-	} else {
-		b.due = later(b.due, t).Add(b.interval)
-	}
+	b.due = later(b.due.Add(b.interval), t.Add(b.least()))
 	return paced
 }
 
@@ -126,11 +122,6 @@ func spanOf(k float64, interval time.Duration) time.Duration {
 // second (more than 0), within a nanosecond and maxSpan.
 func intervalAt(rps float64) time.Duration {
 	return time.Duration(min(max(float64(time.Second)/rps, 1), float64(maxSpan)))
-}
-
-// toleranceOf returns the tolerance of a bucket of burst tokens.
-func toleranceOf(burst float64, interval time.Duration) time.Duration {
-	return spanOf(burst-1, interval)
 }
 
 func later(a, b time.Time) time.Time {

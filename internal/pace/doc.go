@@ -27,22 +27,27 @@
 // its own inside the tightest quota it knows of: the configured one
 // (WithRateLimit); the one the server states (RateLimit-Policy, or
 // X-RateLimit-Limit per window), one token larger than the most Remaining
-// it showed, each answer's Remaining capping the Client's tokens (the
-// server's when it counted the request, refilled since, less those in
-// flight); where the server states none, the one it learns.
+// it showed, each answer's Remaining capping the Client's tokens (less
+// those in flight, refilled since the request was sent, or, sent before
+// the Client knew the quota, since the latest it may have been counted);
+// where the server states none, the one it learns.
 //
 // # The Client's bucket
 //
 // Inside a quota means a rate 3 % under it ([Headroom]), and a bucket a
 // token smaller (the spare token), so that a request the server counts up
 // to a token's interval late still finds its token; smaller by the spread
-// of the recent round trips where that is more (the jitter in transit).
+// of the recent round trips where that is more (the jitter in transit):
+// the slowest past the least, or, until a sixteenth answer shows how quick
+// one may be, the whole of the slowest, which may be all jitter.
 // A bucket of one token has none to spare. The server counted a request
 // within its round trip, and the answer shows how late at most: the round
-// trip past the quickest. So each request waits for the answer before it
-// and goes the quota's interval after that latest count; the headroom
-// lets a request a timer sent late be followed on time. Where answers come
-// later than the interval, requests overlap, spaced by the spread more.
+// trip past the quickest one may take (the least of the recent ones, less
+// their quickest quarter's spread). So each request waits for the
+// answer before it and goes the quota's interval after that latest count;
+// the headroom lets a request a timer sent late be followed on time. Where
+// answers come later than the interval, requests overlap, spaced by the
+// spread more.
 //
 // Under a configured quota the Client sends its burst, then waits for the
 // first answer (a second at most): a server slow to take its first
@@ -109,11 +114,13 @@
 //	P3 a 429 or 503 names none          an ordinary failure                TestAThrottleThatNamesNoWaitTeachesNothing
 //	P4 quotas known and learned         the Client keeps to the tightest   TestTheTightestQuotaHolds
 //	P5 a known quota of 2+ tokens       3 % under it, a token smaller, or  TestConfiguredRateNeverRunsAhead,
-//	                                    smaller by the round trips' spread TestConfiguredRateMakesRoomForTheJitter
+//	                                    smaller by the round trips' spread TestConfiguredRateMakesRoomForTheJitter,
+//	                                    (the slowest, until it is known)   TestTheSpreadIsTheWholeRoundTripUntilKnown
 //	P6 a quota of one token             each request waits for the answer  TestABucketOfOneWaitsForEachAnswer
-//	                                    before it, and its latest count
+//	                                    before it, and its latest count    TestTheQuickestIsUnderTheLeast
 //	P7 configured, no answer yet        the burst, then the first answer   TestGateHoldsPastTheBurstForTheFirstAnswer
-//	P8 a stated quota's Remaining       caps the Client's tokens           TestAStatedQuotaCapsTheTokens
+//	P8 a stated quota's Remaining       caps the Client's tokens, refilled TestAStatedQuotaCapsTheTokens
+//	                                    since the request was sent
 //	P9 a pause                          the bucket empties, then refills   TestAPauseEmptiesTheBucket
 //	L1 the first throttle               the ramp, from what was given      TestTheRampStartsFromWhatTheServerGave
 //	L2 a phase                          the rates that explain it          TestPhaseBoundsHoldTheTruth

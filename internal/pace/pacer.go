@@ -19,6 +19,7 @@ type Pacer struct {
 	// the quotas: configured (WithRateLimit), stated by the server, and
 	// learned; the Client's bucket keeps inside the tightest (refresh)
 	configured, announced quota
+	statedSince           time.Time // when an answer first stated a quota
 	learner               learner
 	bucket                bucket
 	// pauseUntil ends the client-wide pause, namedUntil the wait the
@@ -137,7 +138,8 @@ func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 // longer, requests overlap, and a hold would cut the rate to one a round
 // trip).
 func (p *Pacer) holdsForAnswers() bool {
-	return p.quotaSize() == 1 && p.bucket.on() && (!p.rtts.known() || p.rtts.slowest() < p.bucket.interval)
+	q, _ := p.inForce()
+	return q.size == 1 && p.bucket.on() && (!p.rtts.known() || p.rtts.slowest() < p.bucket.interval)
 }
 
 // coldStart reports whether the next request waits for the first answer:
@@ -242,6 +244,9 @@ func (p *Pacer) wake() {
 func (p *Pacer) announce(now time.Time, t Ticket, rtt time.Duration, l Limit) time.Duration {
 	p.active.Store(true)
 	if r := l.Rate(); r > 0 {
+		if p.announced.rate == 0 {
+			p.statedSince = now
+		}
 		p.announced.rate = r
 		p.announced.size = max(p.announced.size, 1)
 	}
@@ -256,7 +261,11 @@ func (p *Pacer) announce(now time.Time, t Ticket, rtt time.Duration, l Limit) ti
 	}
 	p.announced.size = max(p.announced.size, min(l.Remaining, ringLen-1)+1)
 	p.refresh(now)
-	refilled := now.Sub(p.countedBy(t, rtt)).Seconds() * p.announced.rate
+	counted := t.Sent // the spare token and the room for the spread cover its lateness
+	if t.Sent.Before(p.statedSince) {
+		counted = p.countedBy(t, rtt) // sent unpaced: as late as it may have been
+	}
+	refilled := now.Sub(counted).Seconds() * p.announced.rate
 	p.bucket.limitTokens(now, float64(l.Remaining)+refilled-float64(p.inflight))
 	return 0
 }
@@ -299,12 +308,6 @@ func (p *Pacer) inForce() (q quota, learned bool) {
 	return q, learned
 }
 
-// quotaSize returns the size of the quota in force; 0: none known.
-func (p *Pacer) quotaSize() int {
-	q, _ := p.inForce()
-	return q.size
-}
-
 // refresh sets the Client's bucket inside the quota in force, at now (see
 // the package documentation, "The Client's bucket"). While no size is
 // known (the learner ramps), requests go one at a time.
@@ -314,7 +317,7 @@ func (p *Pacer) refresh(now time.Time) {
 		p.bucket = bucket{}
 		return
 	}
-	jitter, rate := p.rtts.jitter(), q.rate*(1-Headroom)
+	jitter, rate := p.rtts.spread(), q.rate*(1-Headroom)
 	if learned {
 		jitter, rate = 0, q.rate // its headroom is the learner's
 	}
@@ -322,7 +325,7 @@ func (p *Pacer) refresh(now time.Time) {
 	var tolerance time.Duration // one at a time: no size known yet, or held for the answers
 	switch {
 	case q.size > 1:
-		tolerance = toleranceOf(float64(q.size), interval) - max(jitter, interval)
+		tolerance = spanOf(float64(q.size-1), interval) - max(jitter, interval)
 	case q.size == 1 && !p.holdsForAnswers():
 		tolerance = -jitter
 	}

@@ -34,14 +34,15 @@ func (r *roundTrips) take(rtt time.Duration) {
 func (r *roundTrips) known() bool { return r.taken >= len(r.ring)/4 }
 
 // quickest returns the quickest a round trip may take, once known: under
-// the least by as much as the fifth least is over it (the next may be
-// quicker than any); 0 before, as a whole round trip may be jitter.
+// the least by as much as the quickest quarter spread past it (a sum of
+// two transits' jitter is rare near its floor: the fifth least's spread
+// leaves it over the floor in a third of windows); 0 before.
 func (r *roundTrips) quickest() time.Duration {
 	if !r.known() {
 		return 0
 	}
 	least := r.sorted[0]
-	return max(least-(r.sorted[min(r.taken, len(r.ring))/16]-least), 0)
+	return max(least-(r.sorted[min(r.taken, len(r.ring))/4]-least), 0)
 }
 
 // slowest returns the longest recent round trip.
@@ -54,10 +55,13 @@ func (r *roundTrips) slowest() time.Duration {
 
 // jitter returns how far the recent round trips spread: the most less the
 // least.
-func (r *roundTrips) jitter() time.Duration {
-	n := min(r.taken, len(r.ring))
-	if n == 0 {
-		return 0
+func (r *roundTrips) jitter() time.Duration { return r.slowest() - r.sorted[0] }
+
+// spread returns how far the jitter in transit may move a request: the
+// jitter, or the whole of the slowest until the quickest is known.
+func (r *roundTrips) spread() time.Duration {
+	if !r.known() {
+		return r.slowest()
 	}
-	return r.sorted[n-1] - r.sorted[0]
+	return r.jitter()
 }

@@ -2,6 +2,7 @@ package pace
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"testing"
 	"time"
@@ -112,6 +113,42 @@ func TestTheTightestQuotaHolds(t *testing.T) {
 	assert.True(t, learned)
 }
 
+// TestTheSpreadIsTheWholeRoundTripUntilKnown (P5): under a configured
+// quota of two tokens, the first answers do not show how quick a round
+// trip may be, and a round trip may be all jitter: until they do, each
+// request goes the slowest round trip after the one before it, not an
+// interval; once they do, the spread past the least.
+func TestTheSpreadIsTheWholeRoundTripUntilKnown(t *testing.T) {
+	t.Parallel()
+	p := New(100, 2, 0)
+	rtt := 30 * time.Millisecond // three of the quota's intervals
+	now := simEpoch
+	p.Answered(now.Add(rtt), p.Send(now), okAnswer) // the first, alone (P7)
+	now = now.Add(rtt)
+	type flight struct {
+		ticket Ticket
+		due    time.Time
+	}
+	var inFlight []flight
+	var last time.Time
+	for i := 0; !p.rtts.known(); i++ {
+		send := p.Earliest(now)
+		if len(inFlight) > 0 && inFlight[0].due.Before(send) {
+			now = inFlight[0].due
+			p.Answered(now, inFlight[0].ticket, okAnswer)
+			inFlight = inFlight[1:]
+			continue
+		}
+		if i > 0 {
+			require.GreaterOrEqual(t, send.Sub(last), rtt, "request %d: a round trip after the one before", i+2)
+		}
+		now, last = send, send
+		inFlight = append(inFlight, flight{p.Send(now), now.Add(rtt + time.Duration(i%4)*time.Microsecond)})
+	}
+	ticket := p.Send(p.Earliest(now))
+	assert.LessOrEqual(t, p.Earliest(ticket.Sent).Sub(ticket.Sent), p.interval(), "known: the round trips spread by 3 µs, under the spare token")
+}
+
 // TestABucketOfOneWaitsForEachAnswer (P6): under a quota of one token,
 // each request waits for the answer to the one before it, and goes the
 // quota's interval after the latest the server may have counted that one:
@@ -139,11 +176,35 @@ func TestABucketOfOneWaitsForEachAnswer(t *testing.T) {
 	}
 }
 
+// TestTheQuickestIsUnderTheLeast (P6): the quickest a round trip may
+// take, which bounds how late the server counted a request, lies under
+// the true least round trip in 97 windows of 64 in a hundred or more,
+// where each round trip is a base plus two transits' jitter (the sum is
+// rare near its floor, where a single transit's is not).
+func TestTheQuickestIsUnderTheLeast(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(6, 6))
+	const base, jitter, windows = 10 * time.Millisecond, 5 * time.Millisecond, 2000
+	over := 0
+	for range windows {
+		var r roundTrips
+		for range len(r.ring) {
+			r.take(base + time.Duration(rng.Int64N(int64(jitter))+rng.Int64N(int64(jitter))))
+		}
+		if r.quickest() > base {
+			over++
+		}
+	}
+	assert.LessOrEqual(t, over, windows*3/100, "windows whose quickest is over the true least")
+}
+
 // TestAStatedQuotaCapsTheTokens (P8): an answer's Remaining caps the
 // Client's tokens at the server's: a Remaining of 0 leaves the next
-// request waiting for the next token (less what refilled since the
-// server counted the request); with no policy stated, a Remaining of 0
-// pauses the Client until the reset.
+// request waiting for the next token, less what refilled since the
+// request was sent, where the Client's bucket paced it, or since the
+// latest the server may have counted it, where it went before the Client
+// knew the quota; with no policy stated, a Remaining of 0 pauses the
+// Client until the reset.
 func TestAStatedQuotaCapsTheTokens(t *testing.T) {
 	t.Parallel()
 	p := New(0, 0, 0)
@@ -159,7 +220,15 @@ func TestAStatedQuotaCapsTheTokens(t *testing.T) {
 	p.Answered(now, p.Send(sent), stated(0))
 	next := p.Earliest(now)
 	assert.True(t, next.After(now), "none left: it waits")
-	assert.LessOrEqual(t, next.Sub(now), intervalAt(10*(1-Headroom)), "for a token, no more")
+	assert.LessOrEqual(t, next.Sub(sent), p.interval(), "paced: for a token from its sending, the spare token covering its lateness")
+
+	p = New(0, 0, 0)
+	now = simEpoch
+	first, second := p.Send(now), p.Send(now) // unpaced: the quota not known yet
+	now = now.Add(10 * time.Millisecond)
+	p.Answered(now, first, stated(1))
+	p.Answered(now, second, stated(0))
+	assert.Equal(t, now.Add(p.interval()), p.Earliest(now), "sent before the quota was known: for a token from the latest it may have been counted")
 
 	p = New(0, 0, 0)
 	now = simEpoch
