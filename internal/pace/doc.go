@@ -100,8 +100,9 @@
 // below (a refusal at once after a pause), and a refusal at the estimate
 // that leaves the estimate where it was, say that the quota is not one the
 // buckets kept explain: it fell, or another client spends the key. The
-// learner forgets them, and goes on at the rate the server gave over the
-// phase, pause included; 0.7 of the rate refused at least, CUBIC's cut.
+// learner forgets them, their size with them (requests go spaced at the
+// rate), and goes on at the rate the server gave over the phase, pause
+// included; 0.7 of the rate refused at least, CUBIC's cut.
 //
 // # Rules, and the tests that pin them
 //

@@ -223,29 +223,20 @@ func (l *learner) learn(s span, refused float64, atEstimate bool) {
 	if len(kept) == 0 {
 		kept = phase
 	}
-	if !bindsRate(kept) && l.most < ringLen {
+	if (len(kept) == 0 || kept[0].lo == 0) && l.most < ringLen {
 		l.most = min(2*l.most, ringLen)
 		kept = s.explain(bucketSizes(l.most))
 	}
-	if !bindsRate(kept) || atEstimate && keptRate(kept) >= (1-Headroom)*refused {
+	if len(kept) == 0 || kept[0].lo == 0 || atEstimate && keptRate(kept) >= (1-Headroom)*refused {
 		// the quota is not one these buckets explain: it fell, or another
-		// client spends the key. The server gave the phase's rate; CUBIC's
-		// cut is the most a refusal takes.
-		l.backOff(max(backOff*refused, s.given()))
+		// client spends the key. Forget them, their size too (requests go
+		// spaced at the rate), and go on at the rate the server gave over
+		// the phase; CUBIC's cut is the most a refusal takes.
+		l.kept, l.sure = nil, 1
+		l.est = quota{rate: max(backOff*refused, s.given(), minRate)}
 		return
 	}
 	l.settle(kept)
-}
-
-// bindsRate reports whether the buckets kept bound the rate from below.
-func bindsRate(kept []sizeBounds) bool { return len(kept) > 0 && kept[0].lo > 0 }
-
-// backOff forgets the buckets kept, and goes on at rate, sure of it until
-// the next throttle teaches more.
-func (l *learner) backOff(rate float64) {
-	l.kept = nil
-	l.est = quota{rate: max(rate, minRate), size: max(l.est.size, 1)}
-	l.sure = 1
 }
 
 // acceptedUpTo counts the requests remembered up to ticket k accepted.
@@ -259,38 +250,32 @@ func (l *learner) acceptedUpTo(k int) float64 {
 	return n
 }
 
-// rateRange returns the least rate the buckets kept allow, and the most.
-func rateRange(kept []sizeBounds) (lo, hi float64) {
+// rates returns the least rate the buckets kept allow, the estimate (0.3
+// of the way from it to the most) and the most.
+func rates(kept []sizeBounds) (lo, est, hi float64) {
 	lo = math.Inf(1)
 	for _, k := range kept {
 		lo, hi = min(lo, k.lo), max(hi, k.hi)
 	}
-	return lo, hi
-}
-
-// estimate returns the rate estimated from the buckets kept: 0.3 of the
-// way from the least rate they allow to the most.
-func estimate(kept []sizeBounds) float64 {
-	lo, hi := rateRange(kept)
 	if math.IsInf(hi, 1) {
-		return lo
+		return lo, lo, hi
 	}
-	return lo + estimateAt*(hi-lo)
+	return lo, lo + estimateAt*(hi-lo), hi
 }
 
 // keptRate returns the rate the Client keeps to under the buckets kept:
 // the headroom under the estimate, or the least rate kept where that is
 // nearer. It is under the quota whichever of them explains it.
 func keptRate(kept []sizeBounds) float64 {
-	lo, _ := rateRange(kept)
-	return capped(max(lo, estimate(kept)*(1-Headroom), minRate))
+	lo, est, _ := rates(kept)
+	return capped(max(lo, est*(1-Headroom), minRate))
 }
 
 // settle keeps the buckets kept, which bound the rate, and estimates from
 // them, as sure as they are close.
 func (l *learner) settle(kept []sizeBounds) {
 	l.kept = kept
-	lo, hi := rateRange(kept)
+	lo, est, hi := rates(kept)
 	l.est = quota{rate: keptRate(kept), size: int(kept[0].size)}
-	l.sure = min(1, sureWidth*estimate(kept)/(hi-lo))
+	l.sure = min(1, sureWidth*est/(hi-lo))
 }
