@@ -183,15 +183,10 @@ func (l *learner) span(from, k int, jitter float64) span {
 }
 
 // learn takes the phase s, which ended in a refusal at the rate refused,
-// atEstimate when the Client sent at the estimate the buckets kept gave
-// (see the package documentation): the first phase bounds the sizes (by
-// what the server accepted of the requests in flight at its refusal); the
-// buckets kept are those every phase agrees on, or the phase's own where
-// none agrees; where none explains it, the phase alone over twice the
-// sizes. Buckets that explain nothing, or a refusal at the estimate that
-// leaves the estimate where it was, are forgotten, and the rate backs off.
+// atEstimate when the Client sent at the estimate the buckets kept gave:
+// rules L2 to L4, and L7, of the package documentation.
 func (l *learner) learn(s span, refused float64, atEstimate bool) {
-	if l.first >= 0 {
+	if l.first >= 0 { // the first phase, judged now, bounds the sizes
 		l.most = max(l.acceptedUpTo(l.firstEnd), 1)
 		l.kept = l.span(-1, l.first, s.jitter).explain(bucketSizes(l.most))
 		l.first = -1
@@ -206,10 +201,7 @@ func (l *learner) learn(s span, refused float64, atEstimate bool) {
 		kept = s.explain(bucketSizes(l.most))
 	}
 	if len(kept) == 0 || kept[0].lo == 0 || atEstimate && keptRate(kept) >= (1-Headroom)*refused {
-		// the quota is not one these buckets explain: it fell, or another
-		// client spends the key. Forget them, their size too (requests go
-		// spaced at the rate), and go on at the rate the server gave over
-		// the phase; CUBIC's cut is the most a refusal takes.
+		// L7: the quota fell, or another client spends the key
 		l.kept, l.sure = nil, 1
 		l.est = quota{rate: max(backOff*refused, s.given(), minRate)}
 		return
