@@ -2,17 +2,12 @@ package pace
 
 import "math"
 
-// What a phase proves (see the package documentation, "Learning a
-// quota nobody states"): for a bucket of each size, the rates at which it
-// accepts every request the server accepted and refuses the one it
-// refused, replayed on the times they were sent.
-
-// span is a phase: its records, the last of them the refused request;
-// what the first says of the server's bucket (full: it is the client's
-// first request, which found the bucket full; anchored: it is a refusal,
-// and the bucket held less than a token; neither: it is the oldest record
-// remembered, and the bucket held anything up to full); and the jitter
-// in transit, in seconds.
+// span is a phase (rule L2 of the package documentation): its records,
+// the last of them the refused request; what the first says of the
+// server's bucket (full: it is the client's first request, which found
+// the bucket full; anchored: it is a refusal, and the bucket held less
+// than a token; neither: it is the oldest record remembered, and the
+// bucket held anything up to full); and the jitter in transit, seconds.
 type span struct {
 	recs           []sendRecord
 	full, anchored bool
@@ -66,7 +61,7 @@ func (s span) upper(size float64) float64 {
 			hi = max(hi, need/(e-r.at))
 		}
 	}
-	return hi // 0: a bucket of size would not have refused it at any rate
+	return hi
 }
 
 // lower returns the least rate under hi at which a bucket of size tokens

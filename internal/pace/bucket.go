@@ -1,9 +1,6 @@
 package pace
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // bucket is the client's token bucket as the time its next token is due
 // (GCRA): a request may go at t ≥ due − tolerance, and then due =
@@ -25,14 +22,6 @@ const maxSpan = 365 * 24 * time.Hour
 
 // on reports whether the bucket paces anything.
 func (b *bucket) on() bool { return b.interval > 0 }
-
-// rate returns the bucket's rate in requests a second; +Inf when off.
-func (b *bucket) rate() float64 {
-	if !b.on() {
-		return math.Inf(1)
-	}
-	return float64(time.Second) / float64(b.interval)
-}
 
 // earliest returns when the next request may go; zero when off.
 func (b *bucket) earliest() time.Time {

@@ -41,40 +41,18 @@ type sendRecord struct {
 	accepted, refused, paced bool
 }
 
-// Learning parameters, each a part of the model (see the package
-// documentation).
+// Learning parameters, each a part of the model the package documentation gives.
 const (
-	// ringLen is how many requests the learner remembers (a ring of up to
-	// 64 KiB), and the largest bucket it considers.
-	ringLen = 4096
-	// estimateAt is where the estimate lies from the least rate that
-	// explains the phases to the most: nearer the least, as a rate over
-	// the quota costs a pause, one under it the rate until the next probe.
-	estimateAt = 0.3
-	// plateauTime is how long, in seconds of sending at the estimate, the
-	// client stays at it, and probeTime how long the probe then takes to
-	// reach ten times it: a steady quota costs a throttle every 35 s or so,
-	// and a tenfold rise is found within a minute.
-	plateauTime = 30.0
-	probeTime   = 20.0
-	// pausesPerPlateau makes the plateau that many named waits long at
-	// least: a probe costs a pause, no more than a twentieth of the time.
-	pausesPerPlateau = 18.0
-	// sureWidth: an estimate is sure when the rates the phases leave span
-	// this share of it; a less sure one is probed sooner, in proportion.
-	sureWidth = 0.1
-	// rampTime: with no estimate yet, the rate doubles with every
-	// rampTime of requests sent at it (at least with every success), from
-	// rampFloor a second at least (a lower quota costs a throttle more; a
-	// higher one is met a few doublings sooner).
-	rampTime  = 0.1
-	rampFloor = 16.0
-	// backOff multiplies the rate when nothing explains a phase, as CUBIC
-	// backs off at a loss.
-	backOff = 0.7
-	// minRate bounds every rate learned from below, in requests a second:
-	// a request in 20 s.
-	minRate = 0.05
+	ringLen          = 4096 // requests remembered (a ring of up to 64 KiB), and the largest bucket considered
+	estimateAt       = 0.3  // where the estimate lies from the least rate kept to the most
+	plateauTime      = 30.0 // seconds of sending at the estimate before the probe
+	probeTime        = 20.0 // seconds the probe then takes to reach ten times the estimate
+	pausesPerPlateau = 18.0 // named waits a plateau lasts at least: a probe's pause is 1/20 of the time at most
+	sureWidth        = 0.1  // the span of the rates kept, as a share of the estimate, at which it is sure
+	rampTime         = 0.1  // seconds of requests at the ramp's rate that double it (at least every success does)
+	rampFloor        = 16.0 // the least rate a ramp starts from: a lower quota costs a throttle more
+	backOff          = 0.7  // CUBIC's cut: the least share of the rate refused the back-off keeps
+	minRate          = 0.05 // the least rate learned, in requests a second: a request in 20 s
 )
 
 // capped returns rate, but no more than a request a nanosecond, the
@@ -205,15 +183,10 @@ func (l *learner) span(from, k int, jitter float64) span {
 }
 
 // learn takes the phase s, which ended in a refusal at the rate refused,
-// atEstimate when the Client sent at the estimate the buckets kept gave
-// (see the package documentation): the first phase bounds the sizes (by
-// what the server accepted of the requests in flight at its refusal); the
-// buckets kept are those every phase agrees on, or the phase's own where
-// none agrees; where none explains it, the phase alone over twice the
-// sizes. Buckets that explain nothing, or a refusal at the estimate that
-// leaves the estimate where it was, are forgotten, and the rate backs off.
+// atEstimate when the Client sent at the estimate the buckets kept gave:
+// rules L2 to L4, and L7, of the package documentation.
 func (l *learner) learn(s span, refused float64, atEstimate bool) {
-	if l.first >= 0 {
+	if l.first >= 0 { // the first phase, judged now, bounds the sizes
 		l.most = max(l.acceptedUpTo(l.firstEnd), 1)
 		l.kept = l.span(-1, l.first, s.jitter).explain(bucketSizes(l.most))
 		l.first = -1
@@ -228,10 +201,7 @@ func (l *learner) learn(s span, refused float64, atEstimate bool) {
 		kept = s.explain(bucketSizes(l.most))
 	}
 	if len(kept) == 0 || kept[0].lo == 0 || atEstimate && keptRate(kept) >= (1-Headroom)*refused {
-		// the quota is not one these buckets explain: it fell, or another
-		// client spends the key. Forget them, their size too (requests go
-		// spaced at the rate), and go on at the rate the server gave over
-		// the phase; CUBIC's cut is the most a refusal takes.
+		// L7: the quota fell, or another client spends the key
 		l.kept, l.sure = nil, 1
 		l.est = quota{rate: max(backOff*refused, s.given(), minRate)}
 		return

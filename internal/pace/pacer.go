@@ -349,7 +349,7 @@ func (p *Pacer) Rate() float64 {
 	if !p.bucket.on() {
 		return 0
 	}
-	return p.bucket.rate()
+	return float64(time.Second) / float64(p.bucket.interval)
 }
 
 // Throttles returns how many 429 and 503 answers the pacer saw.
