@@ -123,10 +123,12 @@ func TestFirstThrottleMeetsTheWindowNotTheReadAhead(t *testing.T) {
 
 // TestReadAheadIsTheRequestsOnTheWire: WithReadAhead(n) is how many page
 // requests a walk keeps on the wire ahead of the page its caller handles.
-// A server that answers each in 5 ms holds n of a walk's requests at once
+// A server that answers each in 20 ms holds n of a walk's requests at once
 // when the caller takes each page at once (one when n is 0: the walk
 // waits for each), and never more than n when the caller spends 5 ms on
-// each page; every post comes once.
+// each page; every post comes once. The latency is long enough for a
+// walk under -race on a busy machine to send its next request before the
+// others are answered.
 func TestReadAheadIsTheRequestsOnTheWire(t *testing.T) {
 	t.Parallel()
 	const posts = 40 * 25
@@ -143,7 +145,7 @@ func TestReadAheadIsTheRequestsOnTheWire(t *testing.T) {
 					inFlight++
 					most = max(most, inFlight)
 					mu.Unlock()
-					time.Sleep(5 * time.Millisecond) // the server's latency
+					time.Sleep(20 * time.Millisecond) // the server's latency
 					mu.Lock()
 					inFlight-- // before the answer leaves: the client may send the next at once
 					mu.Unlock()
