@@ -197,26 +197,7 @@ func (j *exportJob) run(ctx context.Context) error {
 			}
 			return err
 		}
-		for i := range page.Nodes {
-			if err := enc.Encode(&page.Nodes[i]); err != nil {
-				return err
-			}
-		}
-		// The page is in the file, on disk, before the checkpoint says so:
-		// a crash between the two leaves bytes past the checkpoint, which
-		// the next run cuts off before it writes.
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		if err := file.Sync(); err != nil {
-			return err
-		}
-		cp.Posts += len(page.Nodes)
-		if cp.Bytes, err = file.Seek(0, io.SeekCurrent); err != nil {
-			return err
-		}
-		cp.Walk, cp.Complete = page.Checkpoint, page.Next == ""
-		if err := saveCheckpoint(j.checkpoint, cp); err != nil {
+		if err := j.savePage(file, w, enc, &cp, page); err != nil {
 			return err
 		}
 		if now := time.Now(); now.Sub(lastReport) >= j.progressEvery || page.Next == "" {
@@ -229,13 +210,43 @@ func (j *exportJob) run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(j.progress, "done: %d posts in %s in %s\n", cp.Posts, j.out, time.Since(start).Round(time.Millisecond))
+	j.summarize(sum)
+	return nil
+}
+
+// savePage writes the page's posts to the file, on disk, and then moves
+// the checkpoint past them: a crash between the two leaves bytes past the
+// checkpoint, which the next run cuts off before it writes.
+func (j *exportJob) savePage(file *os.File, w *bufio.Writer, enc *json.Encoder, cp *checkpoint, page *ugc.Page) error {
+	for i := range page.Nodes {
+		if err := enc.Encode(&page.Nodes[i]); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := file.Sync(); err != nil {
+		return err
+	}
+	end, err := file.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	cp.Posts += len(page.Nodes)
+	cp.Bytes, cp.Walk, cp.Complete = end, page.Checkpoint, page.Next == ""
+	return saveCheckpoint(j.checkpoint, *cp)
+}
+
+// summarize writes what this run's walk met: its requests and posts, how
+// the list changed under it, and what the quota cost.
+func (j *exportJob) summarize(sum ugc.WalkSummary) {
 	fmt.Fprintf(j.progress, "this run: %d pages, %d requests, %d posts; count %d at the start, %d at the end; %d short pages, %d next links corrected, %d re-anchors, %d repeats dropped, %d deviations forgiven, shortfall %d\n",
 		sum.Pages, sum.Requests, sum.Posts, sum.CountAtStart, sum.CountAtEnd, sum.ShortPages, sum.NextCorrected, sum.Reanchors, sum.Repeats, sum.DeviationCount, sum.Shortfall)
 	fmt.Fprintln(j.progress, quotaLine(sum))
 	for _, d := range sum.Deviations {
 		fmt.Fprintf(j.progress, "  forgiven: %s\n", d)
 	}
-	return nil
 }
 
 // quotaLine says what the quota cost this run: the throttles (429, or 503
