@@ -74,10 +74,31 @@ func (b *bucket) limitTokens(now time.Time, k float64) {
 	}
 }
 
-// tokens returns the tokens the bucket holds at now (negative: a debt).
+// tokens returns the tokens the bucket holds at now (negative: a debt);
+// a request may go at one. A negative tolerance spaces requests by the
+// spread: it counts as tokens owed after a request, but an idle bucket
+// holds one.
 func (b *bucket) tokens(now time.Time) float64 {
-	full := float64(b.tolerance+b.interval) / float64(b.interval)
-	return min(full, full-float64(b.due.Sub(now))/float64(b.interval))
+	full := b.full()
+	return min(max(full, 1), full-float64(b.due.Sub(now))/float64(b.interval))
+}
+
+// full returns the tokens the bucket holds when its next token is due at
+// now: 1 + tolerance/interval.
+func (b *bucket) full() float64 { return float64(b.tolerance+b.interval) / float64(b.interval) }
+
+// turn returns when the request with ahead requests before it in line may
+// go, the first of them going at start (not before earliest): after the
+// first, as many as the tokens left go together, and the rest as their
+// tokens come, an interval and the spread apart.
+func (b *bucket) turn(start time.Time, ahead int) time.Time {
+	if ahead == 0 {
+		return start
+	}
+	next := *b
+	next.take(start) // a gap's bucket may let the second go sooner than an interval
+	start = later(start, next.earliest())
+	return start.Add(spanOf(max(float64(ahead)-next.tokens(start), 0), b.interval+max(-b.tolerance, 0)))
 }
 
 // set changes the rate (requests a second; 0 turns the bucket off), the
@@ -92,8 +113,11 @@ func (b *bucket) set(now time.Time, rps float64, tolerance, gap time.Duration) {
 	tolerance = min(max(tolerance, -maxSpan), maxSpan)
 	full := float64(tolerance+interval) / float64(interval)
 	tokens := full
-	if b.on() {
-		tokens = min(b.tokens(now), full)
+	if b.on() && b.tokens(now) < max(b.full(), 1) {
+		// a negative tolerance is a spread, a time: it keeps its length
+		// at the new interval, not its count of tokens
+		spread := float64(max(-b.tolerance, 0))
+		tokens = min(b.tokens(now)+spread/float64(b.interval)-spread/float64(interval), full)
 	}
 	due := b.due
 	b.interval, b.tolerance, b.gap = interval, tolerance, gap

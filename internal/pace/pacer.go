@@ -1,7 +1,6 @@
 package pace
 
 import (
-	"math"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -97,8 +96,7 @@ func (p *Pacer) WaitFor(now time.Time, ahead int) (wait, pause time.Duration) {
 	if p.bucket.on() {
 		// the tokens it holds when the first may go go together
 		start := later(now, later(p.pauseUntil, p.bucket.earliest()))
-		after := max(float64(ahead)-math.Floor(p.bucket.tokens(start))+1, 0)
-		wait = max(wait, start.Add(spanOf(after, p.bucket.interval)).Sub(now))
+		wait = max(wait, p.bucket.turn(start, ahead).Sub(now))
 	}
 	return wait, pause
 }

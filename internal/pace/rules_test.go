@@ -2,6 +2,7 @@ package pace
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"testing"
@@ -255,6 +256,78 @@ func TestAPauseEmptiesTheBucket(t *testing.T) {
 		p.Answered(now, p.Send(now), okAnswer)
 	}
 	assert.Equal(t, now.Add(p.interval()), p.Earliest(now))
+}
+
+// generatedClientBucket returns a Client's bucket from rng: 1 to 1,000 requests a second,
+// a tolerance from a spread of two intervals to a burst of 50 (none, with
+// a gap under the interval, one time in four), and whether it was left
+// idle or used at its pace before now.
+func generatedClientBucket(rng *rand.Rand, now time.Time) (b bucket, idle bool) {
+	rps := math.Exp(rng.Float64() * math.Log(1000))
+	interval := intervalAt(rps)
+	tolerance := time.Duration((rng.Float64()*51 - 2) * float64(interval))
+	var gap time.Duration
+	if rng.IntN(4) == 0 {
+		tolerance, gap = 0, intervalAt(rps/(1-Headroom))
+	}
+	b.set(now.Add(-time.Hour), rps, tolerance, gap)
+	if idle = rng.IntN(2) == 0; !idle {
+		b.empty(now.Add(-spanOf(rng.Float64()*60, interval)))
+		for t := b.earliest(); t.Before(now); t = later(b.earliest(), t) {
+			b.take(t)
+		}
+	}
+	return b, idle
+}
+
+// TestTheWaitToldIsTheTurnTaken (P10): over 10,000 generated buckets,
+// idle or used at their pace, a request with 0 to 30 requests before it
+// in line is told the wait it then has when each goes as soon as the
+// bucket lets it: the tokens held go at once, the rest as their tokens
+// come, spaced by the spread where the bucket has one. An idle bucket
+// lets a request go at once.
+func TestTheWaitToldIsTheTurnTaken(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(10, 10))
+	for i := range 10_000 {
+		now := simEpoch
+		p := New(0, 0, 0)
+		idle := false
+		p.bucket, idle = generatedClientBucket(rng, now)
+		p.active.Store(true)
+		ahead := rng.IntN(31)
+		told, _ := p.WaitFor(now, ahead)
+		if idle {
+			require.Equal(t, now, p.Earliest(now), "bucket %d %+v: idle, a request goes at once", i, p.bucket)
+		}
+		at := now
+		for range ahead + 1 {
+			at = p.Earliest(at)
+			p.Send(at)
+		}
+		require.InDelta(t, float64(at.Sub(now)), float64(told), float64(time.Microsecond),
+			"bucket %d %+v, %d ahead: told %v, goes in %v", i, p.bucket, ahead, told, at.Sub(now))
+	}
+}
+
+// TestAChangeKeepsTheTokensNotTheSpread (P10): a negative tolerance is a
+// spread, a spacing, never a debt: over 10,000 changes of a generated
+// bucket's rate, tolerance or gap, a bucket used at its pace lets the next
+// request go within the new interval and a spread, the old one's (the
+// spacing of the last request it let go) or the new one's, whatever the
+// old interval.
+func TestAChangeKeepsTheTokensNotTheSpread(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 11))
+	for i := range 10_000 {
+		now := simEpoch
+		was, _ := generatedClientBucket(rng, now)
+		to, _ := generatedClientBucket(rng, now)
+		b := was
+		b.set(now, float64(time.Second)/float64(to.interval), to.tolerance, to.gap)
+				assert.LessOrEqual(t, b.earliest().Sub(now), b.interval+max(-was.tolerance, -b.tolerance, 0)+time.Microsecond,
+			"change %d: from %+v to %+v", i, was, b)
+	}
 }
 
 // TestTheRampStartsFromWhatTheServerGave (L1): the first throttle starts
