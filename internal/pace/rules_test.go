@@ -325,7 +325,7 @@ func TestAChangeKeepsTheTokensNotTheSpread(t *testing.T) {
 		to, _ := generatedClientBucket(rng, now)
 		b := was
 		b.set(now, float64(time.Second)/float64(to.interval), to.tolerance, to.gap)
-				assert.LessOrEqual(t, b.earliest().Sub(now), b.interval+max(-was.tolerance, -b.tolerance, 0)+time.Microsecond,
+		assert.LessOrEqual(t, b.earliest().Sub(now), b.interval+max(-was.tolerance, -b.tolerance, 0)+time.Microsecond,
 			"change %d: from %+v to %+v", i, was, b)
 	}
 }
