@@ -5,10 +5,11 @@ import "time"
 // bucket is the client's token bucket as the time its next token is due
 // (GCRA): a request may go at t ≥ due − tolerance, and then due =
 // max(due, t) + interval. A bucket of burst tokens has a tolerance of
-// (burst−1)·interval; a negative one spaces requests further. A bucket of
-// one may have a gap under its interval: a request let go late (as a timer
-// wakes) does not put the next back, which follows no sooner than the gap,
-// and the rate holds on average. The zero value paces nothing.
+// (burst−1)·interval; a negative one, the spread, spaces requests further
+// (a time: an idle bucket does not owe it, a new rate does not scale it).
+// A bucket of one may have a gap under its interval: a request let go late
+// does not put the next back, which follows no sooner than the gap, and
+// the rate holds on average. The zero value paces nothing.
 type bucket struct {
 	interval  time.Duration // 0: no rate
 	tolerance time.Duration
@@ -75,22 +76,17 @@ func (b *bucket) limitTokens(now time.Time, k float64) {
 }
 
 // tokens returns the tokens the bucket holds at now (negative: a debt);
-// a request may go at one. A negative tolerance spaces requests by the
-// spread: it counts as tokens owed after a request, but an idle bucket
-// holds one.
+// a request may go at one.
 func (b *bucket) tokens(now time.Time) float64 {
-	full := b.full()
-	return min(max(full, 1), full-float64(b.due.Sub(now))/float64(b.interval))
+	return min(max(b.full(), 1), b.full()-float64(b.due.Sub(now))/float64(b.interval))
 }
 
-// full returns the tokens the bucket holds when its next token is due at
-// now: 1 + tolerance/interval.
-func (b *bucket) full() float64 { return float64(b.tolerance+b.interval) / float64(b.interval) }
+// full returns the tokens held when the next is due at now.
+func (b *bucket) full() float64 { return 1 + float64(b.tolerance)/float64(b.interval) }
 
-// turn returns when the request with ahead requests before it in line may
-// go, the first of them going at start (not before earliest): after the
-// first, as many as the tokens left go together, and the rest as their
-// tokens come, an interval and the spread apart.
+// turn returns when the request with ahead requests before it may go, the
+// first going at start (not before earliest): after it, the tokens left
+// go together, and the rest an interval and the spread apart.
 func (b *bucket) turn(start time.Time, ahead int) time.Time {
 	if ahead == 0 {
 		return start
@@ -103,26 +99,21 @@ func (b *bucket) turn(start time.Time, ahead int) time.Time {
 
 // set changes the rate (requests a second; 0 turns the bucket off), the
 // tolerance and the gap at now, keeping the tokens it holds (up to its
-// new size).
+// new size) and the spread's length.
 func (b *bucket) set(now time.Time, rps float64, tolerance, gap time.Duration) {
 	if !(rps > 0) {
 		*b = bucket{}
 		return
 	}
-	interval := intervalAt(rps)
-	tolerance = min(max(tolerance, -maxSpan), maxSpan)
-	full := float64(tolerance+interval) / float64(interval)
-	tokens := full
-	if b.on() && b.tokens(now) < max(b.full(), 1) {
-		// a negative tolerance is a spread, a time: it keeps its length
-		// at the new interval, not its count of tokens
-		spread := float64(max(-b.tolerance, 0))
-		tokens = min(b.tokens(now)+spread/float64(b.interval)-spread/float64(interval), full)
+	was := *b
+	b.interval, b.tolerance, b.gap = intervalAt(rps), min(max(tolerance, -maxSpan), maxSpan), gap
+	tokens := b.full()
+	if was.on() && was.tokens(now) < max(was.full(), 1) {
+		spread := float64(max(-was.tolerance, 0))
+		tokens = min(was.tokens(now)+spread/float64(was.interval)-spread/float64(b.interval), tokens)
 	}
-	due := b.due
-	b.interval, b.tolerance, b.gap = interval, tolerance, gap
-	if tokens < full || due.After(now) {
-		b.due = now.Add(tolerance + interval - spanOf(tokens, interval))
+	if tokens < b.full() || b.due.After(now) {
+		b.due = now.Add(b.tolerance + b.interval - spanOf(tokens, b.interval))
 	}
 }
 

@@ -53,8 +53,7 @@ func NewVirtual(skip func(Wait) bool) *Virtual { return &Virtual{skip: skip} }
 // Now returns the wall clock's time plus the waits skipped.
 func (v *Virtual) Now() time.Time { return time.Now().Add(time.Duration(v.offset.Load())) }
 
-// After skips the wait when the clock skips its kind, and waits it
-// otherwise.
+// After skips the wait when the clock skips its kind, else waits it.
 func (v *Virtual) After(d time.Duration, w Wait) (<-chan time.Time, func() bool) {
 	if !v.skip(w) {
 		return Real{}.After(d, w)

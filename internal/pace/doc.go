@@ -123,9 +123,8 @@
 //	P8 a stated quota's Remaining       caps the Client's tokens, refilled TestAStatedQuotaCapsTheTokens
 //	                                    since the request was sent
 //	P9 a pause                          the bucket empties, then refills   TestAPauseEmptiesTheBucket
-//	P10 the bucket changes              its tokens are kept, its spread is TestAChangeKeepsTheTokensNotTheSpread,
-//	                                    a spacing, never a debt; the wait  TestTheWaitToldIsTheTurnTaken
-//	                                    told is the turn taken
+//	P10 the bucket changes              tokens kept; its spread a spacing, TestAChangeKeepsTheTokensNotTheSpread,
+//	                                    not a debt; the wait told is true  TestTheWaitToldIsTheTurnTaken
 //	L1 the first throttle               the ramp, from what was given      TestTheRampStartsFromWhatTheServerGave
 //	L2 a phase                          the rates that explain it          TestPhaseBoundsHoldTheTruth
 //	L3 the quota changes                the phase's own rates              TestALearnedQuotaFollowsAChange

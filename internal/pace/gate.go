@@ -14,13 +14,13 @@ type Gate struct {
 	pacer *Pacer
 	clock Clock
 
-	mu sync.Mutex
-	// served is the place whose turn it is, issued the next to give out;
-	// gone the places left before their turn; moved is closed, and
-	// replaced, each time the line moves on.
-	served, issued uint64
-	gone           map[uint64]bool
-	moved          chan struct{}
+	issued atomic.Uint64 // places given out
+	mu     sync.Mutex
+	// served is the place whose turn it is; gone the places left before
+	// their turn; moved is closed, and replaced, each time the line moves.
+	served uint64
+	gone   map[uint64]bool
+	moved  chan struct{}
 
 	waited atomic.Int64 // nanoseconds requests waited for their turn, in all
 }
@@ -62,10 +62,7 @@ func (g *Gate) Turn(ctx context.Context, limit time.Duration) (Ticket, time.Dura
 	if !g.pacer.Active() {
 		return g.pacer.Send(start), 0, nil
 	}
-	g.mu.Lock()
-	place := g.issued
-	g.issued++
-	g.mu.Unlock()
+	place := g.issued.Add(1) - 1
 	var until time.Time
 	if limit >= 0 {
 		until = start.Add(limit)

@@ -123,7 +123,7 @@ func TestGateServesInOrder(t *testing.T) {
 			order <- i
 			g.Pacer().Lost(clock.Now(), ticket)
 		}()
-		require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.issued == uint64(i+2) }, time.Second, time.Millisecond, "request %d in line", i)
+		require.Eventually(t, func() bool { return g.issued.Load() == uint64(i+2) }, time.Second, time.Millisecond, "request %d in line", i)
 	}
 	for i := range 4 {
 		require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
@@ -179,7 +179,7 @@ func TestGateLineMovesPastALeaver(t *testing.T) {
 	go func() { _, _, err := g.Turn(ctx, -1); first <- err }()
 	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
 	go func() { _, _, err := g.Turn(context.Background(), -1); second <- err }()
-	require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.issued == 3 }, time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return g.issued.Load() == 3 }, time.Second, time.Millisecond)
 	cancel()
 	assert.ErrorIs(t, received(t, first), context.Canceled)
 	require.Eventually(t, func() bool { return clock.waiting() >= 1 }, time.Second, time.Millisecond)
@@ -269,7 +269,7 @@ func TestGateLeaversHoldNoPlace(t *testing.T) {
 			}
 			done <- err
 		}()
-		require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.issued == uint64(i+201) }, time.Second, time.Millisecond)
+		require.Eventually(t, func() bool { return g.issued.Load() == uint64(i+201) }, time.Second, time.Millisecond)
 		wait, _ := g.Pacer().WaitFor(clock.Now(), g.ahead(uint64(i+200)))
 		assert.LessOrEqual(t, wait, 1960*time.Millisecond+time.Duration(i)*step, "caller %d is told the pause and those before it", i)
 	}

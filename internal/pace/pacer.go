@@ -1,6 +1,7 @@
 package pace
 
 import (
+	"cmp"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -53,10 +54,7 @@ const holdBound = time.Second
 // calls that meet the pause are told the wait it named, and the Client
 // asks again when it ends.
 func New(rps float64, burst int, maxPause time.Duration) *Pacer {
-	p := &Pacer{maxPause: maxPause}
-	if maxPause <= 0 {
-		p.maxPause = DefaultMaxPause
-	}
+	p := &Pacer{maxPause: cmp.Or(max(maxPause, 0), DefaultMaxPause)}
 	if rps > 0 {
 		p.configured = quota{rate: rps, size: max(burst, 1)}
 		p.refresh(time.Time{})
@@ -94,7 +92,6 @@ func (p *Pacer) WaitFor(now time.Time, ahead int) (wait, pause time.Duration) {
 	}
 	wait = pause
 	if p.bucket.on() {
-		// the tokens it holds when the first may go go together
 		start := later(now, later(p.pauseUntil, p.bucket.earliest()))
 		wait = max(wait, p.bucket.turn(start, ahead).Sub(now))
 	}
