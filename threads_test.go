@@ -66,63 +66,17 @@ func liveThreads() int {
 	return pprof.Lookup("threadcreate").Count()
 }
 
-// concurrentWalks runs n default walks of a 60-post list at once, each on
-// a Client of its own over the in-memory transport, and returns the most
-// OS threads the process held while they ran, and how many walks yielded
-// every post.
-func concurrentWalks(t *testing.T, n int) (peak int, complete int64) {
-	t.Helper()
-	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(60, 5)))
-	hc := &http.Client{Transport: memoryTransport{handler: srv.Handler, latency: 20 * time.Millisecond}}
-	client := srv.Client(ugc.WithHTTPClient(hc))
-
-	var done atomic.Bool
-	var sampled sync.WaitGroup
-	sampled.Add(1)
-	go func() {
-		defer sampled.Done()
-		for !done.Load() {
-			peak = max(peak, liveThreads())
-			time.Sleep(time.Millisecond)
-		}
-	}()
-	start := make(chan struct{})
-	var walks sync.WaitGroup
-	for range n {
-		walks.Add(1)
-		go func() {
-			defer walks.Done()
-			<-start
-			posts := 0
-			for _, err := range client.AllPosts(context.Background(), &ugc.PostsParams{Limit: 25}) {
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				posts++
-			}
-			if posts == 60 {
-				atomic.AddInt64(&complete, 1)
-			}
-		}()
-	}
-	close(start)
-	walks.Wait()
-	done.Store(true)
-	sampled.Wait()
-	return peak, complete
-}
-
 // TestConcurrentDefaultWalksHoldNoThreadEach: 1,000 default walks at once
 // hold 64 OS threads or fewer (a thread a walk would hold a thousand).
 func TestConcurrentDefaultWalksHoldNoThreadEach(t *testing.T) {
 	if raceEnabled() {
 		t.Skip("the race detector caps the goroutines alive at once at 8128; .ci/run runs this test without it")
 	}
-	peak, complete := concurrentWalks(t, 1000)
-	assert.EqualValues(t, 1000, complete, "walks that yielded every post")
-	assert.LessOrEqual(t, peak, 64, "peak OS threads while 1,000 default walks ran")
-	t.Logf("1,000 concurrent default walks: peak %d OS threads", peak)
+	load := concurrentServerWalks(t, 1000, true)
+	assert.Empty(t, load.errs, "walks that failed")
+	assert.EqualValues(t, 1000, load.complete, "walks that yielded every post")
+	assert.LessOrEqual(t, load.threads, 64, "peak OS threads while 1,000 default walks ran")
+	t.Logf("1,000 concurrent default walks: peak %d OS threads", load.threads)
 }
 
 // TestElevenThousandConcurrentDefaultWalksComplete: more walks at once than
@@ -132,9 +86,10 @@ func TestElevenThousandConcurrentDefaultWalksComplete(t *testing.T) {
 		t.Skip("heavy: set UGC_TEST_HEAVY=1")
 	}
 	require.False(t, raceEnabled(), "run without -race: the race detector caps goroutines at 8128")
-	peak, complete := concurrentWalks(t, 11000)
-	assert.EqualValues(t, 11000, complete, "walks that yielded every post")
-	t.Logf("11,000 concurrent default walks: peak %d OS threads", peak)
+	load := concurrentServerWalks(t, 11000, true)
+	assert.Empty(t, load.errs, "walks that failed")
+	assert.EqualValues(t, 11000, load.complete, "walks that yielded every post")
+	t.Logf("11,000 concurrent default walks: peak %d OS threads", load.threads)
 }
 
 // walkLoad is what n concurrent walks on one Client did.
@@ -158,7 +113,7 @@ func heapInUse(samples []metrics.Sample) (inUse, objects uint64) {
 // concurrentServerWalks runs n default walks of a 60-post list (three
 // pages at limit 25) at once, on one Client with the default transport,
 // against ugctest over TCP in this process (or, with inMemory, over an
-// in-memory transport with 20 ms a request, as concurrentWalks), and
+// in-memory transport with 20 ms a request), and
 // samples the process's OS threads and heap in use while they run.
 func concurrentServerWalks(tb testing.TB, n int, inMemory bool) walkLoad {
 	tb.Helper()
