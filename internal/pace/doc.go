@@ -107,8 +107,11 @@
 // # Rules, and the tests that pin them
 //
 //	G1 requests wait for their turn     they go in the order they came     TestGateServesInOrder
-//	G2 a request leaves the line        those behind it do not count it    TestGateLeaversHoldNoPlace
-//	G3 a turn past the call's limit     refused at once, with the wait     TestGateRefusesATurnBeyondTheLimit
+//	G2 a request leaves the line        those behind it do not count it    TestGateLeaversHoldNoPlace,
+//	                                                                       TestGateLineSkipsALeaverInTheMiddle
+//	G3 a turn past the call's limit     refused at once, with the wait;    TestGateRefusesATurnBeyondTheLimit,
+//	                                    asked again when a pause starts    TestGateAsksAgainWhenAPauseStarts
+//	G4 the line moves on                the next in it is woken, no other  TestGateWakesOnlyTheNextInLine
 //	P1 no throttle, no quota            nothing is paced                   TestNothingIsPacedUntilAQuotaShows
 //	P2 a 429 or 503 names a wait        the Client pauses, the bound at    TestAPauseIsBoundedAndAsksAgain
 //	                                    most; calls are told the wait

@@ -17,17 +17,17 @@ type Gate struct {
 	issued atomic.Uint64 // places given out
 	mu     sync.Mutex
 	// served is the place whose turn it is; gone the places left before
-	// their turn; moved is closed, and replaced, each time the line moves.
+	// their turn; turns the channels closed when a waiting place's comes.
 	served uint64
 	gone   map[uint64]bool
-	moved  chan struct{}
+	turns  map[uint64]chan struct{}
 
 	waited atomic.Int64 // nanoseconds requests waited for their turn, in all
 }
 
 // NewGate returns a gate for p on clock.
 func NewGate(p *Pacer, clock Clock) *Gate {
-	return &Gate{pacer: p, clock: clock, gone: map[uint64]bool{}, moved: make(chan struct{})}
+	return &Gate{pacer: p, clock: clock, gone: map[uint64]bool{}, turns: map[uint64]chan struct{}{}}
 }
 
 // Pacer returns the gate's pacer.
@@ -107,20 +107,25 @@ func (g *Gate) wait(ctx context.Context, place uint64, until time.Time) (Ticket,
 }
 
 // waitTurn waits until place is first in line, or until its turn would
-// come after until, or ctx ends.
+// come after until, or ctx ends. It wakes when its turn comes, and when a
+// pause starts, to ask again whether its turn comes in time; never as
+// those ahead of it go, so that a line of thousands costs a wake a turn.
 func (g *Gate) waitTurn(ctx context.Context, place uint64, until time.Time) error {
 	for {
+		paused := g.pacer.Paused()
 		g.mu.Lock()
-		first, moved := place == g.served, g.moved
+		first, turn := place == g.served, g.turns[place]
+		if !first && turn == nil {
+			turn = make(chan struct{})
+			g.turns[place] = turn
+		}
 		g.mu.Unlock()
-		if err := g.within(g.clock.Now(), place, until); err != nil {
+		if err := g.within(g.clock.Now(), place, until); err != nil || first {
 			return err
 		}
-		if first {
-			return nil
-		}
 		select {
-		case <-moved:
+		case <-turn:
+		case <-paused:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -188,10 +193,12 @@ func (g *Gate) ahead(place uint64) int {
 	return n
 }
 
-// leave gives up place: the line moves on, now or when its turn comes.
+// leave gives up place: the line moves on, now or when its turn comes,
+// and the next in it is woken.
 func (g *Gate) leave(place uint64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	delete(g.turns, place)
 	if place != g.served {
 		g.gone[place] = true
 		return
@@ -201,6 +208,8 @@ func (g *Gate) leave(place uint64) {
 		delete(g.gone, g.served)
 		g.served++
 	}
-	close(g.moved)
-	g.moved = make(chan struct{})
+	if turn := g.turns[g.served]; turn != nil {
+		close(turn)
+		delete(g.turns, g.served)
+	}
 }

@@ -2,6 +2,7 @@ package pace
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"sync"
 	"testing"
@@ -278,4 +279,111 @@ func TestGateLeaversHoldNoPlace(t *testing.T) {
 		require.NoError(t, received(t, done))
 		clock.advance(step)
 	}
+}
+
+// TestGateWakesOnlyTheNextInLine (G4): of 50 requests waiting in line
+// behind one that waits for its token, only the next is woken as the line
+// moves on: a line of thousands costs a wake a turn, not a wake of every
+// request in it.
+func TestGateWakesOnlyTheNextInLine(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock()
+	g := NewGate(New(10, 1, 0), clock)
+	ticket, _, err := g.Turn(context.Background(), -1)
+	require.NoError(t, err)
+	g.Pacer().Lost(clock.Now(), ticket)
+	const waiting = 50
+	done := make(chan uint64, waiting+1)
+	for range waiting + 1 {
+		go func() {
+			ticket, _, err := g.Turn(context.Background(), -1)
+			assert.NoError(t, err)
+			g.Pacer().Lost(clock.Now(), ticket)
+			done <- 0
+		}()
+	}
+	turns := func() map[uint64]chan struct{} {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return maps.Clone(g.turns)
+	}
+	require.Eventually(t, func() bool { return len(turns()) == waiting && clock.waiting() == 1 }, time.Second, time.Millisecond,
+		"the first waits for its token, the others for their turn")
+	for served := range waiting {
+		before := turns()
+		clock.advance(g.Pacer().interval())
+		received(t, done)
+		require.Eventually(t, func() bool { return len(turns()) == waiting-served-1 && clock.waiting() == 1 }, time.Second, time.Millisecond)
+		woken := 0
+		for _, turn := range before {
+			select {
+			case <-turn:
+				woken++
+			default:
+			}
+		}
+		assert.Equal(t, 1, woken, "turn %d woke one request", served+1)
+	}
+}
+
+// TestGateAsksAgainWhenAPauseStarts (G3): a request waiting in line that
+// could wait a second is refused, with the pause's end, when a pause of a
+// minute starts, though the line has not moved.
+func TestGateAsksAgainWhenAPauseStarts(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock()
+	g := NewGate(New(10, 1, 0), clock)
+	first, _, err := g.Turn(context.Background(), -1)
+	require.NoError(t, err)
+	go func() { _, _, _ = g.Turn(context.Background(), -1) }() // waits for the first's answer
+	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
+	refused := make(chan error, 1)
+	go func() { _, _, err := g.Turn(context.Background(), time.Second); refused <- err }()
+	require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.turns) == 1 }, time.Second, time.Millisecond)
+	g.Pacer().Answered(clock.Now(), first, throttledAnswer(time.Minute))
+	var we *WaitError
+	require.ErrorAs(t, received(t, refused), &we)
+	assert.GreaterOrEqual(t, we.Wait, time.Minute)
+	assert.Equal(t, time.Second, we.Limit)
+}
+
+// TestGateLineSkipsALeaverInTheMiddle (G2): of three requests in line, the
+// second leaves while the first waits for its token: the third counts one
+// request before it, is told one interval less, and goes right after the
+// first.
+func TestGateLineSkipsALeaverInTheMiddle(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock()
+	g := NewGate(New(10, 1, 0), clock)
+	ticket, _, err := g.Turn(context.Background(), -1)
+	require.NoError(t, err)
+	g.Pacer().Lost(clock.Now(), ticket)
+	served := make(chan string, 3)
+	turn := func(ctx context.Context, name string) {
+		ticket, _, err := g.Turn(ctx, -1)
+		if err != nil {
+			served <- name + ": " + err.Error()
+			return
+		}
+		g.Pacer().Lost(clock.Now(), ticket)
+		served <- name
+	}
+	go turn(context.Background(), "A")
+	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond, "A waits for its token")
+	ctx, cancel := context.WithCancel(context.Background())
+	go turn(ctx, "B")
+	require.Eventually(t, func() bool { return g.issued.Load() == 3 }, time.Second, time.Millisecond)
+	go turn(context.Background(), "C")
+	require.Eventually(t, func() bool { return g.issued.Load() == 4 }, time.Second, time.Millisecond)
+	before, _ := g.Pacer().WaitFor(clock.Now(), g.ahead(3))
+	cancel()
+	assert.Equal(t, "B: "+context.Canceled.Error(), received(t, served))
+	after, _ := g.Pacer().WaitFor(clock.Now(), g.ahead(3))
+	assert.Equal(t, 1, g.ahead(3), "C counts A alone before it")
+	assert.Equal(t, g.Pacer().interval(), before-after, "C is told an interval less")
+	clock.advance(g.Pacer().interval())
+	assert.Equal(t, "A", received(t, served))
+	require.Eventually(t, func() bool { return clock.waiting() == 1 }, time.Second, time.Millisecond)
+	clock.advance(g.Pacer().interval())
+	assert.Equal(t, "C", received(t, served))
 }

@@ -32,7 +32,8 @@ type Pacer struct {
 	unanswered int
 	warmed     bool
 	rtts       roundTrips
-	answered   chan struct{} // handed out by Hold, closed at the next answer
+	answered   signal // the next answer or loss, for Hold
+	paused     signal // the next pause to start or grow, for Paused
 
 	throttles, pauses atomic.Int64
 }
@@ -121,10 +122,7 @@ func (p *Pacer) Hold() (answered <-chan struct{}, until time.Time, held bool) {
 	if p.inflight == 0 || !p.holdsForAnswers() && !p.coldStart() {
 		return nil, time.Time{}, false
 	}
-	if p.answered == nil {
-		p.answered = make(chan struct{})
-	}
-	return p.answered, p.lastSent.Add(holdBound), true
+	return p.answered.wait(), p.lastSent.Add(holdBound), true
 }
 
 // holdsForAnswers reports whether each request waits for the answer to
@@ -170,7 +168,7 @@ func (p *Pacer) Answered(now time.Time, t Ticket, a Answer) Effect {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	defer p.wake()
+	defer p.answered.fire()
 	p.inflight--
 	p.warm(now)
 	rtt := now.Sub(t.Sent)
@@ -209,7 +207,7 @@ func (p *Pacer) countedBy(t Ticket, rtt time.Duration) time.Time {
 func (p *Pacer) Lost(now time.Time, t Ticket) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	defer p.wake()
+	defer p.answered.fire()
 	p.inflight--
 	p.warm(now)
 }
@@ -224,11 +222,21 @@ func (p *Pacer) warm(now time.Time) {
 	p.warmed = true
 }
 
-// wake ends a hold: an answer came (or a request was lost).
-func (p *Pacer) wake() {
-	if p.answered != nil {
-		close(p.answered)
-		p.answered = nil
+// signal is a channel handed out to those waiting for something, closed,
+// and replaced, when it happens.
+type signal struct{ c chan struct{} }
+
+func (s *signal) wait() <-chan struct{} {
+	if s.c == nil {
+		s.c = make(chan struct{})
+	}
+	return s.c
+}
+
+func (s *signal) fire() {
+	if s.c != nil {
+		close(s.c)
+		s.c = nil
 	}
 }
 
@@ -282,7 +290,15 @@ func (p *Pacer) pause(now time.Time, d time.Duration) time.Duration {
 	p.active.Store(true)
 	p.pauses.Add(1)
 	p.bucket.empty(now)
+	p.paused.fire()
 	return d
+}
+
+// Paused returns a channel closed when the next pause starts or grows.
+func (p *Pacer) Paused() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.paused.wait()
 }
 
 // inForce returns the tightest quota of the configured, the stated and,

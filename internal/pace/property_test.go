@@ -554,8 +554,8 @@ func (c simCase) whatTheJitterLeaves() float64 {
 //
 // And the walk gets 0.9 or more of what the jitter leaves, or, with a
 // bucket of one, which pauses until the next token at an answer that says
-// none is left (a token's interval at most), 0.7: 3 walks of 4,000 under
-// 0.9, the least at 0.751. A client that emptied its bucket at every such
+// none is left (a token's interval at most), 0.7: none of 4,000 under
+// 0.9, the least at 0.928. A client that emptied its bucket at every such
 // answer, and paused until the reset, whatever it expected, had 187 walks
 // refused requests, 241 under 0.9, and the least at 0.018 (a bucket of one
 // paused a second at every answer that said none was left). 50
@@ -600,7 +600,7 @@ func TestAnnouncedQuotaMakesRoomForTheJitter(t *testing.T) {
 		}
 		least = min(least, got)
 	}
-	assert.LessOrEqual(t, refusedWalks, cases/20+1, "walks refused a request, of %d", cases)
+	assert.LessOrEqual(t, refusedWalks, cases/100+1, "walks refused a request, of %d", cases)
 	t.Logf("%d of %d walks refused a request; %d got under 0.9 of what the jitter leaves, the least %.3f", refusedWalks, cases, slow, least)
 }
 
