@@ -459,3 +459,68 @@ func TestNextPageRefusesForeignURLs(t *testing.T) {
 	}
 	assert.Empty(t, srv.Requests())
 }
+
+// TestACancelAnywhereResumesExactlyOnce: a walk of 60 posts (six pages)
+// whose context ends after any of its posts, or before the first, in
+// every mode, says in its summary how many posts the caller was given and
+// a checkpoint from which a second walk gives the rest: each post exactly
+// once over the two. So does a page walk whose context ends after any of
+// its pages. The cancel comes while the next page may already have been
+// read ahead: the checkpoint stands after what the caller got, not after
+// what the walk read.
+func TestACancelAnywhereResumesExactlyOnce(t *testing.T) {
+	t.Parallel()
+	srv := ugctest.NewServer(t, ugctest.WithDataset(ugctest.Generate(60, 7)))
+	c := srv.Client()
+	want := storedIDs(t, c)
+	params := &ugc.PostsParams{Limit: 10}
+	resume := func(t *testing.T, got []string, sum ugc.WalkSummary, opts []ugc.Option) {
+		t.Helper()
+		assert.Equal(t, len(got), sum.Posts, "the summary counts the posts given")
+		rest := collect(t, c.AllPosts(context.Background(), nil, append([]ugc.Option{ugc.ResumeFrom(sum.Checkpoint)}, opts...)...))
+		assert.Equal(t, want, append(got, rest...), "every post once over the two walks")
+	}
+	for _, mode := range iterModes {
+		for stop := 0; stop <= len(want); stop++ {
+			t.Run(fmt.Sprintf("%s/posts=%d", mode.name, stop), func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				if stop == 0 {
+					cancel()
+				}
+				var sum ugc.WalkSummary
+				var got []string
+				for p, err := range c.AllPosts(ctx, params, append([]ugc.Option{ugc.WithSummary(&sum)}, mode.opts...)...) {
+					if err != nil {
+						require.ErrorIs(t, err, context.Canceled)
+						continue
+					}
+					if got = append(got, p.ID); len(got) == stop {
+						cancel()
+					}
+				}
+				resume(t, got, sum, mode.opts)
+			})
+		}
+		for stop := 1; stop <= 6; stop++ {
+			t.Run(fmt.Sprintf("%s/pages=%d", mode.name, stop), func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				var sum ugc.WalkSummary
+				var got []string
+				pages := 0
+				for page, err := range c.PostsPages(ctx, params, append([]ugc.Option{ugc.WithSummary(&sum)}, mode.opts...)...) {
+					if err != nil {
+						require.ErrorIs(t, err, context.Canceled)
+						continue
+					}
+					got = append(got, idsOf(page.Nodes)...)
+					if pages++; pages == stop {
+						cancel()
+					}
+				}
+				resume(t, got, sum, mode.opts)
+			})
+		}
+	}
+}

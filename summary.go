@@ -131,7 +131,10 @@ func (w *walker) record(events ...event) {
 		case evHandedOut:
 			// The caller stopped after e.n posts of the last page.
 			s.Posts -= w.handed - e.n
-			s.Checkpoint = w.checkpoint(e.n)
+			s.Checkpoint = w.before
+			if e.n > 0 {
+				s.Checkpoint = w.checkpoint(e.n)
+			}
 		case evPosts, evRepeats:
 			*s.tally(e.kind) += e.n
 		default:
@@ -198,7 +201,7 @@ func (w *walker) finishSummary() {
 	w.sum.Retries = int(w.retries.Load())
 	w.sum.addThrottling(w.throttled, w.c.throttleStats())
 	if w.sum.Checkpoint == (Checkpoint{}) {
-		w.sum.Checkpoint = w.checkpoint(w.handed)
+		w.sum.Checkpoint = w.after
 	}
 	if w.cfg.summary != nil {
 		*w.cfg.summary = w.sum

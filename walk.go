@@ -35,10 +35,14 @@ type walker struct {
 	probeIDs  []string
 	probeNode []int
 	// handed is how many posts the last page yielded held: the checkpoint
-	// of a loop that breaks in its middle stands among them.
-	handed  int
-	sum     WalkSummary
-	retries atomic.Int64
+	// of a loop that breaks in its middle stands among them. before and
+	// after are the checkpoints around that page: where the caller stands
+	// having taken none of its posts, or all. A page the walk has read
+	// but not yielded moves neither.
+	handed        int
+	before, after Checkpoint
+	sum           WalkSummary
+	retries       atomic.Int64
 	// logged counts the log lines of each kind of event, so that only the
 	// first of a kind is a warning.
 	logged [eventKinds]int
@@ -62,6 +66,7 @@ func (w *walker) run(ctx context.Context, yield func(*Page, error) bool) {
 	win := newWindow(ctx, w.cfg.readAhead, &w.c.readAheads, w.get)
 	defer win.close()
 	defer w.finishSummary()
+	w.after = w.checkpoint(0) // where the walk starts
 	for {
 		req, page, answered, err := w.next(win)
 		if err != nil {
@@ -207,6 +212,7 @@ func (w *walker) yieldPage(step walk.Step, devs []Deviation, yield func(*Page, e
 	out := &Page{Count: a.page.Count, Nodes: nodes, Deviations: devs}
 	w.handed = len(nodes)
 	out.Checkpoint = w.checkpoint(len(nodes))
+	w.before, w.after = w.after, out.Checkpoint
 	if step.End == nil {
 		out.Next = w.url(w.m.Resume()).String()
 	}
