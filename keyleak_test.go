@@ -547,6 +547,30 @@ func TestWalkBuiltErrorsPassTheMask(t *testing.T) {
 	}
 }
 
+// TestPageCursorErrorsQuoteNoNextLink: Page.Cursor, which has no Client
+// to mask with, refuses a single call's next link that holds the key, in
+// each of its forms, in the path, the skip or the limit, or that does not
+// parse, with an error that quotes none of it, and still says which part.
+func TestPageCursorErrorsQuoteNoNextLink(t *testing.T) {
+	t.Parallel()
+	for form, echo := range leakForms(leakKey) {
+		for where, next := range map[string]string{
+			"path":     "/v1/" + echo + "?skip=1&limit=1",
+			"skip":     "/v1/posts?skip=" + echo + "&limit=1",
+			"limit":    "/v1/posts?skip=1&limit=" + echo,
+			"unparsed": "http://[" + echo + "/v1/posts?skip=%zz" + echo,
+		} {
+			page := &Page{Count: 3, Next: next}
+			cursor, err := page.Cursor()
+			require.Error(t, err, "%s in the %s: %q", form, where, cursor)
+			assertNoLeak(t, leakKey, renderAll(err))
+			if where == "skip" || where == "limit" {
+				assert.Contains(t, err.Error(), "next link's "+where, "%s in the %s", form, where)
+			}
+		}
+	}
+}
+
 // customLeak is an error type whose unexported field holds the key: no
 // copy can mask it, so it becomes a stand-in that keeps its Is.
 type customLeak struct{ secret string }

@@ -57,8 +57,10 @@ func (e *cursorError) Is(target error) bool {
 // caller and take back with [WithCursor]; "" on the last page. It shows no
 // host and is bound to its list, but is checksummed, not signed: anyone can
 // forge a position, so never use one for authorisation. On a walk's page it is
-// an error matching [ErrMisuse] (save [Page.Checkpoint] there), and so is a
-// Next no cursor could ask for.
+// an error matching [ErrMisuse] (save [Page.Checkpoint] there). A Next no
+// cursor could ask for (not a list's, or a skip or limit that is not a
+// whole number) is an error that says which part, and quotes nothing of the
+// link: a server wrote it, and it may hold anything, the key included.
 func (p *Page) Cursor() (string, error) {
 	if p.Next == "" {
 		return "", nil
@@ -68,15 +70,17 @@ func (p *Page) Cursor() (string, error) {
 	}
 	u, err := url.Parse(p.Next)
 	if err != nil {
-		return "", fmt.Errorf("ugc: Page.Cursor: next link does not parse: %w", err)
+		return "", errors.New("ugc: Page.Cursor: next link does not parse")
 	}
 	l, ok := listOf(u)
 	if !ok {
-		return "", fmt.Errorf("ugc: Page.Cursor: next link path %q is not a list endpoint", u.Path)
+		return "", errors.New("ugc: Page.Cursor: next link's path is not a list endpoint")
 	}
 	pos, err := positionOf(u)
 	if err != nil {
-		return "", fmt.Errorf("ugc: Page.Cursor: next link's %w: no cursor can ask for its page", err)
+		var pe *positionError
+		errors.As(err, &pe)
+		return "", fmt.Errorf("ugc: Page.Cursor: next link's %s is not a whole number of posts: no cursor can ask for its page", pe.field)
 	}
 	b := []byte{cursorVersion, l.kind}
 	b = binary.AppendUvarint(b, uint64(pos.skip))

@@ -21,19 +21,28 @@ func positionOf(u *url.URL) (position, error) {
 	var err error
 	if s, named := queryLookup(u.RawQuery, "skip"); named {
 		if p.skip, err = wholeNumber(s); err != nil {
-			return p, fmt.Errorf("skip %w", err)
+			return p, &positionError{"skip", err}
 		}
 	}
 	if s, named := queryLookup(u.RawQuery, "limit"); named {
 		if p.limit, err = wholeNumber(s); err != nil {
-			return p, fmt.Errorf("limit %w", err)
+			return p, &positionError{"limit", err}
 		}
 		if p.limit == 0 {
-			return p, errors.New("limit 0 asks for no post")
+			return p, &positionError{"limit", errors.New("0 asks for no post")}
 		}
 	}
 	return p, nil
 }
+
+// positionError is a URL's skip or limit (field) that no position holds;
+// err quotes its value, which a server wrote and may hold anything.
+type positionError struct {
+	field string
+	err   error
+}
+
+func (e *positionError) Error() string { return e.field + " " + e.err.Error() }
 
 // limitOr is the position's limit, or def when the URL names none.
 func (p position) limitOr(def int) int {
