@@ -87,7 +87,7 @@
 // is refused after its page's posts, so the key never leaves the base URL's
 // origin. A null next or an empty page ends the walk. Each request starts at
 // the last post already yielded, so that its answer shows whether the list
-// moved. A walk's memory is bounded by the pages in flight.
+// moved. A walk's memory is bounded: the pages in flight, and the IDs of ten pages more.
 //
 //   - [WithReadAhead](n): n page requests on the wire while you handle a page
 //     (default 1); posts still come in order.
@@ -206,7 +206,7 @@
 //
 // # Rate limits
 //
-// A throttle (a 429, or a 503 with Retry-After) pauses the whole Client, for
+// A throttle (a 429 or a 503 that names a wait) pauses the whole Client, for
 // five minutes at most by default ([WithMaxPause]): calls that meet a longer
 // pause fail at once with a [*ThrottleError] whose Wait is the wait the server
 // named, and the Client asks again when the bound passes. Requests waiting
@@ -225,8 +225,8 @@
 // has its quota learned: the Client finds the token bucket that explains
 // which of its requests were accepted and refused, paces just under it,
 // holds that rate for 30 s, then probes upward. A steady quota so costs a
-// throttle every 35 s or so, and a quota that rose tenfold is reached within
-// a minute. Several Clients sharing one key should each be given their share
+// throttle at each probe, a plateau apart, and a quota that rose tenfold is
+// reached within a minute. Several Clients sharing one key should each be given their share
 // with WithRateLimit.
 //
 // [WalkSummary] reports the throttles, pauses, time waited for the quota and

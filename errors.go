@@ -52,10 +52,10 @@ var (
 	// ErrServer matches an APIError with any 5xx status.
 	ErrServer = errors.New("ugc: server error")
 	// ErrInvalidParams matches the caller's input refused before any
-	// request: a cursor, a gallery ID, a filter (see the table above).
+	// request: a cursor, a gallery ID, a filter (see the table in this group's doc).
 	ErrInvalidParams = errors.New("ugc: invalid parameters")
 	// ErrMisuse matches the program's own mistake refused before any
-	// request (see the table above).
+	// request (see the table in this group's doc).
 	ErrMisuse = errors.New("ugc: misuse")
 	// ErrForeignRedirect matches a redirect to another origin than the
 	// base URL's, refused so that the API key stays there; not retried.

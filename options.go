@@ -338,7 +338,7 @@ const MaxReadAhead = 64
 // WithReadAhead sets n, how many page requests a walk keeps on the wire while
 // you handle a page: 0 none, 1 the next page (the default), at most
 // [MaxReadAhead]. Posts still come in order, each page is checked as in a
-// sequential walk, and memory is bounded by n+1 pages. The walks of one Client
+// sequential walk, and memory is bounded: n+1 pages, and the IDs of ten pages more. The walks of one Client
 // share 256 requests ahead; a walk that finds none free reads one page at a
 // time. A negative n or more than MaxReadAhead matches [ErrMisuse].
 //
@@ -553,7 +553,9 @@ const (
 // name. A wait that would pass the budget or the context's deadline is not
 // begun: the call ends at once with a [*ThrottleError] whose Wait is that
 // wait. Default: [DefaultThrottleBudget], a batch job's; a request handler
-// wants a second or so. 0 fails at the first wait.
+// wants a second or so. 0 fails at the first wait. Each throttled answer is
+// also an attempt: [WithRetryMax] ends a call at its retries, throttled or
+// not, whatever budget is left.
 //
 // Given to: NewClient (every call's default), a call, a walk (each request's).
 func WithThrottleBudget(d time.Duration) Option {

@@ -53,9 +53,10 @@ func (c *Client) InboxPages(ctx context.Context, params *InboxParams, opts ...Op
 // Every post in the list for the whole walk that keeps its place in the order
 // comes exactly once, while posts are added and removed (the package
 // documentation, Iteration). It yields an error once and stops: bad params, an
-// API or decoding error after retries, a refused next link ([ErrBadNext],
-// after its page's posts), [ErrIncomplete], [ErrStalled], a [*DriftError], or
-// ctx.Err() at once. Breaking out of the loop ends all its work. params is not
+// API or decoding error after retries, a [*ThrottleError] (matching
+// [ErrRateLimited]) when the quota's wait would pass the throttle budget, a
+// refused next link ([ErrBadNext], after its page's posts), [ErrIncomplete],
+// [ErrStalled], a [*DriftError], or ctx.Err() at once. Breaking out of the loop ends all its work. params is not
 // changed.
 func (c *Client) AllPosts(ctx context.Context, params *PostsParams, opts ...Option) iter.Seq2[Post, error] {
 	return c.posts(ctx, func() (*url.URL, error) { return c.postsURL(params) }, opts)

@@ -265,6 +265,31 @@ func TestRetryBudgetBoundsRetriesInAnOutage(t *testing.T) {
 	assert.Positive(t, exhausted.Load())
 }
 
+// TestThrottlesDoNotSpendTheRetryBudget: a budget of one retry, and a
+// call answered 429 three times, then 500, then a page: the throttles are
+// the quota's, not an outage, and leave the budget's retry for the 500, so
+// the call succeeds on its fifth attempt (WithRetryMax(4) counts all four
+// retries).
+func TestThrottlesDoNotSpendTheRetryBudget(t *testing.T) {
+	t.Parallel()
+	srv := newThrottleServer(t, func(k int64, w http.ResponseWriter) {
+		switch {
+		case k <= 3:
+			throttle(w, 10*time.Millisecond)
+		case k == 4:
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, `"Something went wrong"`)
+		default:
+			ok(w)
+		}
+	})
+	c, err := ugc.NewClient(srv.URL, "k", ugc.WithRetryMax(4), ugc.WithRetryWait(0, 0), ugc.WithRetryBudget(1))
+	require.NoError(t, err)
+	_, err = c.Posts(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Len(t, srv.requests(), 5)
+}
+
 // TestRetryBudgetRefillsOnSuccess: a call that succeeds after its retries
 // gives their tokens back, so a flaky but working server never drains it.
 func TestRetryBudgetRefillsOnSuccess(t *testing.T) {

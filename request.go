@@ -228,7 +228,7 @@ func (c *Client) decideRetry(ctx context.Context, rs *retryState, a *AttemptInfo
 		}
 		rs.retried++
 		a.Retry = true
-		a.Wait = backoff(c.waitMin, c.waitMax, rs.retried-1, a.StatusCode, ans.retryAfter)
+		a.Wait = backoff(c.waitMin, c.waitMax, rs.retried-1)
 	}
 	return nil
 }
@@ -288,8 +288,7 @@ func (c *Client) attempt(ctx context.Context, u *url.URL, labels bool, extra htt
 	ans.quotaWait = quotaWait
 	ans.limit = c.maskedLimit(ans.limit)
 	cutShort, err = c.readPage(ctx, u, labels, resp, body, hooks)
-	var apiErr *APIError
-	if errors.As(err, &apiErr) {
+	if apiErr, isAPI := err.(*APIError); isAPI { // readPage's own: not wrapped
 		apiErr.RetryAfter = ans.retryAfter
 	}
 	return resp, cutShort, ans, err

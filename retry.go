@@ -138,13 +138,9 @@ func (c *Client) observe(ctx context.Context, a AttemptInfo, canceled bool) {
 }
 
 // backoff is exponential with jitter: the n-th retry waits between half and
-// all of min·2ⁿ, capped at max. The answer's Retry-After (retryAfter, read
-// with its other headers: see Client.answered) on a 429 or 503 wins,
-// capped at max.
-func backoff(minWait, maxWait time.Duration, attempt int, status int, retryAfter time.Duration) time.Duration {
-	if retryAfter > 0 && (status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable) {
-		return min(retryAfter, maxWait)
-	}
+// all of min·2ⁿ, capped at max. An answer that names a wait is a throttle,
+// retried after that wait instead (see Client.decideRetry).
+func backoff(minWait, maxWait time.Duration, attempt int) time.Duration {
 	ceiling := maxWait
 	switch {
 	case minWait == 0:

@@ -23,7 +23,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/ugcposts/ugc-go/internal/pace"
 )
 
 const (
@@ -323,58 +322,6 @@ func TestKeyTransportConfinesKey(t *testing.T) {
 	assert.NotContains(t, fmt.Sprintf("%v %+v %#v %s", kt, kt, kt, kt), retryTestKey)
 }
 
-func TestBackoffHonoursRetryAfter(t *testing.T) {
-	t.Parallel()
-	withRetryAfter := func(status int, v string) *http.Response {
-		return &http.Response{StatusCode: status, Header: http.Header{"Retry-After": {v}}}
-	}
-	tests := []struct {
-		name             string
-		minWait, maxWait time.Duration
-		resp             *http.Response
-		want             time.Duration
-	}{
-		{"429 seconds", time.Millisecond, time.Minute, withRetryAfter(429, "5"), 5 * time.Second},
-		{"503 seconds", time.Millisecond, time.Minute, withRetryAfter(503, "2"), 2 * time.Second},
-		{"429 capped at max", time.Millisecond, 3 * time.Second, withRetryAfter(429, "120"), 3 * time.Second},
-		{"429 HTTP date capped at max", time.Millisecond, 3 * time.Second, withRetryAfter(429, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)), 3 * time.Second},
-		{"zero max wins over Retry-After", 0, 0, withRetryAfter(429, "30"), 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, backoff(tt.minWait, tt.maxWait, 3, tt.resp.StatusCode, retryAfterOf(tt.resp)))
-		})
-	}
-	t.Run("ignored on other statuses", func(t *testing.T) {
-		t.Parallel()
-		resp := withRetryAfter(500, "30")
-		got := backoff(time.Millisecond, time.Minute, 0, resp.StatusCode, retryAfterOf(resp))
-		assert.LessOrEqual(t, got, time.Millisecond)
-	})
-	t.Run("a Retry-After of 0 names no wait: exponential", func(t *testing.T) {
-		t.Parallel()
-		resp := withRetryAfter(429, "0")
-		got := backoff(time.Second, time.Minute, 1, resp.StatusCode, retryAfterOf(resp))
-		assert.GreaterOrEqual(t, got, time.Second)
-		assert.LessOrEqual(t, got, 2*time.Second)
-	})
-	t.Run("an unreadable value falls back to exponential", func(t *testing.T) {
-		t.Parallel()
-		resp := withRetryAfter(429, "later")
-		got := backoff(time.Millisecond, time.Minute, 1, resp.StatusCode, retryAfterOf(resp))
-		assert.GreaterOrEqual(t, got, time.Millisecond)
-		assert.LessOrEqual(t, got, 2*time.Millisecond)
-	})
-}
-
-// retryAfterOf reads resp's Retry-After as the Client does: with its other
-// rate-limit headers, in one place (pace.Parse).
-func retryAfterOf(resp *http.Response) time.Duration {
-	l, _ := pace.Parse(resp.Header, time.Now())
-	return l.RetryAfter
-}
-
 func TestBackoffExponentialWithinBounds(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -395,7 +342,7 @@ func TestBackoffExponentialWithinBounds(t *testing.T) {
 			for attempt := range 70 {
 				ceiling := time.Duration(math.Min(float64(tt.minWait)*math.Pow(2, float64(attempt)), float64(tt.maxWait)))
 				for range 20 {
-					got := backoff(tt.minWait, tt.maxWait, attempt, 0, 0)
+					got := backoff(tt.minWait, tt.maxWait, attempt)
 					require.GreaterOrEqual(t, got, ceiling/2, "attempt %d", attempt)
 					require.LessOrEqual(t, got, ceiling, "attempt %d", attempt)
 				}
@@ -406,16 +353,15 @@ func TestBackoffExponentialWithinBounds(t *testing.T) {
 		t.Parallel()
 		// The lowest possible wait of attempt n+1 is the highest of attempt n.
 		for attempt := range 5 {
-			hi := backoff(time.Millisecond, time.Hour, attempt, 0, 0)
-			lo := backoff(time.Millisecond, time.Hour, attempt+1, 0, 0)
+			hi := backoff(time.Millisecond, time.Hour, attempt)
+			lo := backoff(time.Millisecond, time.Hour, attempt+1)
 			assert.LessOrEqual(t, hi, lo, "attempt %d", attempt)
 		}
 	})
 	t.Run("zero min and max: no wait", func(t *testing.T) {
 		t.Parallel()
 		for attempt := range 40 {
-			assert.Zero(t, backoff(0, 0, attempt, 0, 0))
-			assert.Zero(t, backoff(0, 0, attempt, http.StatusInternalServerError, 0))
+			assert.Zero(t, backoff(0, 0, attempt))
 		}
 	})
 }

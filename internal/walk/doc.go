@@ -218,7 +218,7 @@
 //
 // A walk remembers the posts of the last pages it yielded, ten pages'
 // worth beyond those in flight ([Config.Memory]), not one entry per post:
-// a walk of ten million posts keeps a few MiB of heap. The memory grows
+// a walk of ten million posts keeps under 16 MiB of heap (TestLongWalkKeepsTheHeapBounded). The memory grows
 // with the posts yielded, up to that bound: a walk of three pages holds
 // three pages' worth, whatever its read-ahead. A post is known by
 // its ID, byte for byte; no hash stands for it, so no post is ever dropped
